@@ -1,0 +1,388 @@
+/*
+ * Renesas R-Car Gen3 boards: Salvator-XS with R-Car H3 (r8a77951)
+ *
+ * The board chooses the SoC, gives it the RAM and, when the user passes
+ * no -dtb, generates a device tree that is a strict subset of the
+ * upstream r8a77951-salvator-xs.dts: same node names, addresses,
+ * interrupts and compatibles, so that the kernel's drivers and the
+ * IPMMU allow list (which matches on device names) see the same machine.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "qemu/error-report.h"
+#include "qemu/guest-random.h"
+#include "qemu/units.h"
+#include "hw/arm/boot.h"
+#include "hw/arm/rcar-gen3.h"
+#include "hw/boards.h"
+#include "hw/qdev-properties.h"
+#include "system/device_tree.h"
+#include "system/qtest.h"
+#include <libfdt.h>
+
+#define TYPE_RCAR_GEN3_MACHINE MACHINE_TYPE_NAME("rcar-gen3")
+OBJECT_DECLARE_TYPE(RCarGen3MachineState, RCarGen3MachineClass,
+                    RCAR_GEN3_MACHINE)
+
+struct RCarGen3MachineClass {
+    MachineClass parent_class;
+
+    const char *soc_type;
+    /* Root compatible of the board, before the SoC's */
+    const char *board_compat;
+    const char *model;
+    /* Frequency of the SCIF functional clock (S3D4) on this board */
+    uint32_t scif_fck_hz;
+};
+
+struct RCarGen3MachineState {
+    MachineState parent_obj;
+
+    RCarGen3State *soc;
+    struct arm_boot_info binfo;
+    int fdt_size;
+    RCarGen3RamBank ram_banks[RCAR_GEN3_MAX_RAM_BANKS];
+    unsigned num_ram_banks;
+
+    /* Properties; 0 means the SoC's default */
+    uint8_t prr_cut;
+};
+
+/* GIC interrupt specifiers (include/dt-bindings/interrupt-controller) */
+#define GIC_SPI             0
+#define GIC_PPI             1
+#define IRQ_TYPE_LEVEL_HIGH 4
+#define IRQ_TYPE_LEVEL_LOW  8
+#define GIC_CPU_MASK_SIMPLE(n) (((1 << (n)) - 1) << 8)
+
+static void fdt_add_memory_bank(void *fdt, const RCarGen3RamBank *bank)
+{
+    g_autofree char *node = g_strdup_printf("/memory@%" HWADDR_PRIx,
+                                            bank->base);
+
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop_string(fdt, node, "device_type", "memory");
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, bank->base,
+                                 2, bank->size);
+}
+
+static void fdt_add_cpus(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    unsigned n = m->soc->num_cpus;
+
+    qemu_fdt_add_subnode(fdt, "/cpus");
+    qemu_fdt_setprop_cell(fdt, "/cpus", "#address-cells", 1);
+    qemu_fdt_setprop_cell(fdt, "/cpus", "#size-cells", 0);
+
+    /*
+     * libfdt adds each subnode in front of its siblings: create the CPUs
+     * backwards so that they appear in MPIDR order, which is the order
+     * Linux numbers them in.
+     */
+    for (int i = n - 1; i >= 0; i--) {
+        unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
+        uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
+        g_autofree char *node = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
+        const char *type = sc->cluster_cpu_type[cluster];
+        g_autofree char *compat = g_strdup_printf("arm,%.*s",
+                                  (int)(strlen(type) - strlen("-" TYPE_ARM_CPU)),
+                                  type);
+
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop_string(fdt, node, "device_type", "cpu");
+        qemu_fdt_setprop_string(fdt, node, "compatible", compat);
+        qemu_fdt_setprop_cell(fdt, node, "reg", mpidr);
+        qemu_fdt_setprop_string(fdt, node, "enable-method", "psci");
+        qemu_fdt_setprop_cell(fdt, node, "capacity-dmips-mhz",
+                              sc->cluster_dmips_mhz[cluster]);
+        qemu_fdt_setprop_cell(fdt, node, "phandle",
+                              qemu_fdt_alloc_phandle(fdt));
+    }
+
+    qemu_fdt_add_subnode(fdt, "/cpus/cpu-map");
+    for (int i = n - 1; i >= 0; i--) {
+        unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
+        uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
+        g_autofree char *cpu = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
+        g_autofree char *node = g_strdup_printf("/cpus/cpu-map/cluster%u/core%u",
+                                                cluster,
+                                                (unsigned)(mpidr & 0xff));
+
+        qemu_fdt_add_path(fdt, node);
+        qemu_fdt_setprop_phandle(fdt, node, "cpu", cpu);
+    }
+}
+
+static void fdt_add_timer(RCarGen3MachineState *m, void *fdt)
+{
+    uint32_t flags = GIC_CPU_MASK_SIMPLE(m->soc->num_cpus) | IRQ_TYPE_LEVEL_LOW;
+
+    qemu_fdt_add_subnode(fdt, "/timer");
+    qemu_fdt_setprop_string(fdt, "/timer", "compatible", "arm,armv8-timer");
+    /* The same order and PPIs as r8a77951.dtsi */
+    qemu_fdt_setprop_cells(fdt, "/timer", "interrupts",
+                           GIC_PPI, 13, flags, GIC_PPI, 14, flags,
+                           GIC_PPI, 11, flags, GIC_PPI, 10, flags);
+    qemu_fdt_setprop_string_array(fdt, "/timer", "interrupt-names",
+                                  (char *[]) { "sec-phys", "phys", "virt",
+                                               "hyp-phys" }, 4);
+}
+
+static uint32_t fdt_add_fixed_clock(void *fdt, const char *name, uint32_t hz)
+{
+    g_autofree char *node = g_strdup_printf("/%s", name);
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop_string(fdt, node, "compatible", "fixed-clock");
+    qemu_fdt_setprop_cell(fdt, node, "#clock-cells", 0);
+    qemu_fdt_setprop_cell(fdt, node, "clock-frequency", hz);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+    return phandle;
+}
+
+static uint32_t fdt_add_gic(RCarGen3MachineState *m, void *fdt)
+{
+    const char *node = "/soc/interrupt-controller@f1010000";
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop_string(fdt, node, "compatible", "arm,gic-400");
+    qemu_fdt_setprop_cell(fdt, node, "#interrupt-cells", 3);
+    qemu_fdt_setprop_cell(fdt, node, "#address-cells", 0);
+    qemu_fdt_setprop(fdt, node, "interrupt-controller", NULL, 0);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg",
+        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST], 2, 0x1000,
+        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_CPU], 2, 0x20000,
+        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_VIFACE], 2, 0x20000,
+        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_VCPU], 2, 0x20000);
+    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_PPI, 9,
+                           GIC_CPU_MASK_SIMPLE(m->soc->num_cpus) |
+                           IRQ_TYPE_LEVEL_HIGH);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+    return phandle;
+}
+
+static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    g_autofree char *scif_compat = NULL;
+    const char *scif = "/soc/serial@e6e88000";
+    uint32_t scif_fck, gic;
+
+    scif_fck = fdt_add_fixed_clock(fdt, "clock-scif", mc->scif_fck_hz);
+
+    qemu_fdt_add_subnode(fdt, "/soc");
+    qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
+    qemu_fdt_setprop_cell(fdt, "/soc", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/soc", "#size-cells", 2);
+    qemu_fdt_setprop(fdt, "/soc", "ranges", NULL, 0);
+
+    gic = fdt_add_gic(m, fdt);
+    qemu_fdt_setprop_cell(fdt, "/", "interrupt-parent", gic);
+
+    /* Found by renesas-soc.c through this node (or at 0xfff00044 anyway) */
+    qemu_fdt_add_subnode(fdt, "/soc/chipid@fff00044");
+    qemu_fdt_setprop_string(fdt, "/soc/chipid@fff00044", "compatible",
+                            "renesas,prr");
+    qemu_fdt_setprop_sized_cells(fdt, "/soc/chipid@fff00044", "reg",
+                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_PRR], 2, 4);
+
+    scif_compat = g_strdup_printf("renesas,scif-%s", sc->dt_name);
+    qemu_fdt_add_subnode(fdt, scif);
+    qemu_fdt_setprop_string_array(fdt, scif, "compatible",
+                                  (char *[]) { scif_compat,
+                                               "renesas,rcar-gen3-scif",
+                                               "renesas,scif" }, 3);
+    qemu_fdt_setprop_sized_cells(fdt, scif, "reg",
+                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_SCIF2],
+                                 2, SH_SERIAL_REGSIZE_BRG);
+    qemu_fdt_setprop_cells(fdt, scif, "interrupts", GIC_SPI,
+                           RCAR_GEN3_SPI_SCIF2, IRQ_TYPE_LEVEL_HIGH);
+    qemu_fdt_setprop_cell(fdt, scif, "clocks", scif_fck);
+    qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
+}
+
+static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
+{
+    MachineState *ms = MACHINE(m);
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    g_autofree char *soc_compat = g_strdup_printf("renesas,%s", sc->dt_name);
+    struct {
+        uint64_t kaslr;
+        uint8_t rng[32];
+    } seed;
+    void *fdt;
+
+    fdt = create_device_tree(&m->fdt_size);
+    if (!fdt) {
+        error_report("%s: cannot create the device tree",
+                     MACHINE_GET_CLASS(m)->name);
+        exit(1);
+    }
+    ms->fdt = fdt;
+
+    qemu_fdt_setprop_string_array(fdt, "/", "compatible",
+                                  (char *[]) { (char *)mc->board_compat,
+                                               soc_compat }, 2);
+    qemu_fdt_setprop_string(fdt, "/", "model", mc->model);
+    qemu_fdt_setprop_cell(fdt, "/", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/", "#size-cells", 2);
+
+    /* Created in reverse order of appearance: see fdt_add_cpus() */
+    fdt_add_soc(m, fdt);
+    fdt_add_timer(m, fdt);
+    fdt_add_cpus(m, fdt);
+    for (int i = m->num_ram_banks - 1; i >= 0; i--) {
+        fdt_add_memory_bank(fdt, &m->ram_banks[i]);
+    }
+
+    qemu_fdt_add_subnode(fdt, "/chosen");
+    qemu_fdt_setprop_string(fdt, "/chosen", "stdout-path", "serial0:115200n8");
+    /* Refreshed at every reset by qemu_fdt_randomize_seeds() */
+    if (!qemu_guest_getrandom(&seed, sizeof(seed), NULL)) {
+        qemu_fdt_setprop_u64(fdt, "/chosen", "kaslr-seed", seed.kaslr);
+        qemu_fdt_setprop(fdt, "/chosen", "rng-seed", seed.rng,
+                         sizeof(seed.rng));
+    }
+
+    qemu_fdt_add_subnode(fdt, "/aliases");
+    qemu_fdt_setprop_string(fdt, "/aliases", "serial0",
+                            "/soc/serial@e6e88000");
+}
+
+static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
+{
+    RCarGen3MachineState *m = container_of(binfo, RCarGen3MachineState, binfo);
+
+    *size = m->fdt_size;
+    return MACHINE(m)->fdt;
+}
+
+/*
+ * hw/arm/boot.c replaces every /memory node with one for bank 0
+ * (binfo.ram_size); put back the banks above it.
+ */
+static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
+{
+    RCarGen3MachineState *m = container_of(binfo, RCarGen3MachineState, binfo);
+
+    for (unsigned i = 1; i < m->num_ram_banks; i++) {
+        fdt_add_memory_bank(fdt, &m->ram_banks[i]);
+    }
+}
+
+static void rcar_gen3_board_init(MachineState *ms)
+{
+    RCarGen3MachineState *m = RCAR_GEN3_MACHINE(ms);
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(ms);
+    RCarGen3Class *sc;
+
+    m->soc = RCAR_GEN3_SOC(object_new(mc->soc_type));
+    object_property_add_child(OBJECT(ms), "soc", OBJECT(m->soc));
+    sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+
+    m->num_ram_banks = rcar_gen3_ram_layout(sc, ms->ram_size, m->ram_banks);
+    if (!m->num_ram_banks) {
+        error_report("%s: -m %" PRIu64 "M is more than the %" PRIu64
+                     " MiB that the %s can address",
+                     MACHINE_GET_CLASS(ms)->name, ms->ram_size / MiB,
+                     rcar_gen3_max_ram(sc) / MiB, mc->soc_type);
+        exit(1);
+    }
+
+    object_property_set_link(OBJECT(m->soc), "ram", OBJECT(ms->ram),
+                             &error_abort);
+    qdev_prop_set_uint32(DEVICE(m->soc), "num-cpus", ms->smp.cpus);
+    if (m->prr_cut) {
+        qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
+    }
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(m->soc), &error_fatal);
+
+    rcar_gen3_create_fdt(m);
+
+    m->binfo = (struct arm_boot_info) {
+        .loader_start = m->ram_banks[0].base,
+        .ram_size = m->ram_banks[0].size,
+        .board_id = -1,
+        .psci_conduit = QEMU_PSCI_CONDUIT_SMC,
+        .get_dtb = rcar_gen3_get_dtb,
+        .modify_dtb = rcar_gen3_modify_dtb,
+    };
+    if (!qtest_enabled()) {
+        arm_load_kernel(&m->soc->cpu[0], ms, &m->binfo);
+    }
+}
+
+static void rcar_gen3_get_prr_cut(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    visit_type_uint8(v, name, &RCAR_GEN3_MACHINE(obj)->prr_cut, errp);
+}
+
+static void rcar_gen3_set_prr_cut(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    visit_type_uint8(v, name, &RCAR_GEN3_MACHINE(obj)->prr_cut, errp);
+}
+
+static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+
+    mc->init = rcar_gen3_board_init;
+    mc->default_ram_id = "rcar-gen3.ram";
+    mc->no_cdrom = true;
+    mc->no_floppy = true;
+    mc->no_parallel = true;
+
+    object_class_property_add(oc, "prr-cut", "uint8", rcar_gen3_get_prr_cut,
+                              rcar_gen3_set_prr_cut, NULL, NULL);
+    object_class_property_set_description(oc, "prr-cut",
+        "Silicon revision in the PRR: 0x20 is ES3.0 (the default on H3), "
+        "0x10 ES2.0, 0x00 ES1.0");
+}
+
+static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    mc->desc = "Renesas Salvator-XS board with R-Car H3 (r8a77951)";
+    mc->min_cpus = 1;
+    mc->max_cpus = RCAR_GEN3_MAX_CPUS;
+    mc->default_cpus = RCAR_GEN3_MAX_CPUS;
+    /* 2 GiB puts RAM above 4 GiB, where 32-bit DMA masters need bouncing */
+    mc->default_ram_size = 2 * GiB;
+    rmc->soc_type = TYPE_R8A77951;
+    rmc->board_compat = "renesas,salvator-xs";
+    rmc->model = "Renesas Salvator-X 2nd version board based on r8a77951";
+    /* S3D4 = EXTAL 16.64 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
+    rmc->scif_fck_hz = 66560000;
+}
+
+static const TypeInfo rcar_gen3_machine_types[] = {
+    {
+        .name = TYPE_RCAR_GEN3_MACHINE,
+        .parent = TYPE_MACHINE,
+        .instance_size = sizeof(RCarGen3MachineState),
+        .class_size = sizeof(RCarGen3MachineClass),
+        .class_init = rcar_gen3_machine_class_init,
+        .abstract = true,
+    }, {
+        .name = MACHINE_TYPE_NAME("r8a77951-salvator-xs"),
+        .parent = TYPE_RCAR_GEN3_MACHINE,
+        .class_init = salvator_xs_h3_class_init,
+    },
+};
+
+DEFINE_TYPES(rcar_gen3_machine_types)

@@ -1,0 +1,464 @@
+/*
+ * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951)
+ *
+ * The SoC container: Cortex-A57 and Cortex-A53 clusters, the GIC-400, the
+ * product and reset registers, the SCIF2 console and, for every other
+ * peripheral window, an unimplemented device so that a driver probing it
+ * reads zeros instead of taking an external abort.
+ *
+ * Addresses and interrupts are those of arch/arm64/boot/dts/renesas/
+ * r8a77951.dtsi in Linux 6.12.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/units.h"
+#include "exec/address-spaces.h"
+#include "hw/arm/bsa.h"
+#include "hw/arm/rcar-gen3.h"
+#include "hw/boards.h"
+#include "hw/misc/unimp.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "system/system.h"
+#include "target/arm/cpu-qom.h"
+
+const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS] = {
+    [RCAR_GEN3_DEV_GIC_DIST]   = 0xf1010000,
+    [RCAR_GEN3_DEV_GIC_CPU]    = 0xf1020000,
+    [RCAR_GEN3_DEV_GIC_VIFACE] = 0xf1040000,
+    [RCAR_GEN3_DEV_GIC_VCPU]   = 0xf1060000,
+    [RCAR_GEN3_DEV_PRR]        = 0xfff00044,
+    [RCAR_GEN3_DEV_RST]        = 0xe6160000,
+    [RCAR_GEN3_DEV_SCIF2]      = 0xe6e88000,
+    [RCAR_GEN3_DEV_DRAM0]      = 0x48000000,
+};
+
+#define GIC_PAGE_SIZE 0x1000
+#define SCIF_REGSIZE  SH_SERIAL_REGSIZE_BRG
+
+/*
+ * Catch-all windows under the named ones below: the 16 MiB peripheral
+ * areas that hold all 186 "reg" windows of r8a77951.dtsi, plus the RPC
+ * flash window.  A bigger kernel (arm64 defconfig) that probes something
+ * we left out reads zeros there instead of crashing.
+ */
+static const RCarGen3Window rcar_gen3_catch_all[] = {
+    { "rcar-gen3.rpc-flash", 0x08000000, 64 * MiB },
+    { "rcar-gen3.periph-e6", 0xe6000000, 32 * MiB },
+    { "rcar-gen3.periph-ec", 0xec000000, 64 * MiB },
+    { "rcar-gen3.periph-f1", 0xf1000000, 16 * MiB },
+    { "rcar-gen3.periph-fd", 0xfd000000, 48 * MiB },
+};
+#define CATCH_ALL_PRIORITY (-2000)
+
+/* r8a77951.dtsi windows that have no model yet */
+static const RCarGen3Window r8a77951_unimp[] = {
+    { "rcar-gen3.gpio0",     0xe6050000, 0x50 },
+    { "rcar-gen3.gpio1",     0xe6051000, 0x50 },
+    { "rcar-gen3.gpio2",     0xe6052000, 0x50 },
+    { "rcar-gen3.gpio3",     0xe6053000, 0x50 },
+    { "rcar-gen3.gpio4",     0xe6054000, 0x50 },
+    { "rcar-gen3.gpio5",     0xe6055000, 0x50 },
+    { "rcar-gen3.gpio6",     0xe6055400, 0x50 },
+    { "rcar-gen3.gpio7",     0xe6055800, 0x50 },
+    { "rcar-gen3.pfc",       0xe6060000, 0x50c },
+    { "rcar-gen3.rwdt",      0xe6020000, 0x0c },
+    { "rcar-gen3.cpg",       0xe6150000, 0x1000 },
+    { "rcar-gen3.sysc",      0xe6180000, 0x400 },
+    { "rcar-gen3.tsc",       0xe6198000, 0x3000 },
+    { "rcar-gen3.intc-ex",   0xe61c0000, 0x200 },
+    { "rcar-gen3.hscif0",    0xe6540000, 0x60 },
+    { "rcar-gen3.hscif1",    0xe6550000, 0x60 },
+    { "rcar-gen3.hscif2",    0xe6560000, 0x60 },
+    { "rcar-gen3.hscif3",    0xe66a0000, 0x60 },
+    { "rcar-gen3.hscif4",    0xe66b0000, 0x60 },
+    { "rcar-gen3.ipmmu-hc",  0xe6570000, 0x1000 },
+    { "rcar-gen3.sys-dmac0", 0xe6700000, 0x10000 },
+    { "rcar-gen3.ipmmu-ds0", 0xe6740000, 0x1000 },
+    { "rcar-gen3.ipmmu-mm",  0xe67b0000, 0x1000 },
+    { "rcar-gen3.scif0",     0xe6e60000, 0x40 },
+    { "rcar-gen3.scif1",     0xe6e68000, 0x40 },
+    { "rcar-gen3.scif3",     0xe6c50000, 0x40 },
+    { "rcar-gen3.scif4",     0xe6c40000, 0x40 },
+    { "rcar-gen3.scif5",     0xe6f30000, 0x40 },
+    { "rcar-gen3.sys-dmac1", 0xe7300000, 0x10000 },
+    { "rcar-gen3.sys-dmac2", 0xe7310000, 0x10000 },
+    { "rcar-gen3.ipmmu-ds1", 0xe7740000, 0x1000 },
+    { "rcar-gen3.ipmmu-mp0", 0xec670000, 0x1000 },
+    { "rcar-gen3.sdhi0",     0xee100000, 0x2000 },
+    { "rcar-gen3.sdhi1",     0xee120000, 0x2000 },
+    { "rcar-gen3.sdhi2",     0xee140000, 0x2000 },
+    { "rcar-gen3.sdhi3",     0xee160000, 0x2000 },
+    { "rcar-gen3.rpc",       0xee200000, 0x200 },
+    { "rcar-gen3.ipmmu-pv0", 0xfd800000, 0x1000 },
+    { "rcar-gen3.ipmmu-pv1", 0xfd950000, 0x1000 },
+    { "rcar-gen3.ipmmu-pv2", 0xfd960000, 0x1000 },
+    { "rcar-gen3.ipmmu-pv3", 0xfd970000, 0x1000 },
+    { "rcar-gen3.ipmmu-vc0", 0xfe6b0000, 0x1000 },
+    { "rcar-gen3.ipmmu-vc1", 0xfe6f0000, 0x1000 },
+    { "rcar-gen3.ipmmu-vp1", 0xfe980000, 0x1000 },
+    { "rcar-gen3.ipmmu-vp0", 0xfe990000, 0x1000 },
+    { "rcar-gen3.ipmmu-vi0", 0xfebd0000, 0x1000 },
+    { "rcar-gen3.ipmmu-vi1", 0xfebe0000, 0x1000 },
+    { "rcar-gen3.ipmmu-ir",  0xff8b0000, 0x1000 },
+    { "rcar-gen3.ipmmu-rt",  0xffc80000, 0x1000 },
+};
+
+/* DRAM banks of the H3: the 32-bit window, then the 40-bit ones */
+static const RCarGen3RamBank r8a77951_ram_banks[] = {
+    { 0x0048000000, 0x38000000 },
+    { 0x0500000000, 1 * GiB },
+    { 0x0600000000, 1 * GiB },
+    { 0x0700000000, 1 * GiB },
+};
+
+unsigned rcar_gen3_ram_layout(const RCarGen3Class *sc, uint64_t ram_size,
+                              RCarGen3RamBank banks[RCAR_GEN3_MAX_RAM_BANKS])
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < sc->num_ram_banks && ram_size; i++) {
+        banks[n].base = sc->ram_banks[i].base;
+        banks[n].size = MIN(ram_size, sc->ram_banks[i].size);
+        ram_size -= banks[n].size;
+        n++;
+    }
+    return ram_size ? 0 : n;
+}
+
+uint64_t rcar_gen3_max_ram(const RCarGen3Class *sc)
+{
+    uint64_t total = 0;
+
+    for (unsigned i = 0; i < sc->num_ram_banks; i++) {
+        total += sc->ram_banks[i].size;
+    }
+    return total;
+}
+
+unsigned rcar_gen3_cpu_cluster(const RCarGen3Class *sc, unsigned index)
+{
+    return index < sc->cluster_cpus[0] ? 0 : 1;
+}
+
+uint64_t rcar_gen3_cpu_mpidr(const RCarGen3Class *sc, unsigned index)
+{
+    unsigned cluster = rcar_gen3_cpu_cluster(sc, index);
+    unsigned core = cluster ? index - sc->cluster_cpus[0] : index;
+
+    return (cluster << ARM_AFF1_SHIFT) | core;
+}
+
+static void rcar_gen3_map_unimp(const RCarGen3Window *w, int priority)
+{
+    DeviceState *dev = qdev_new(TYPE_UNIMPLEMENTED_DEVICE);
+
+    qdev_prop_set_string(dev, "name", w->name);
+    qdev_prop_set_uint64(dev, "size", w->size);
+    sysbus_realize_and_unref(SYS_BUS_DEVICE(dev), &error_fatal);
+    sysbus_mmio_map_overlap(SYS_BUS_DEVICE(dev), 0, w->base, priority);
+}
+
+static qemu_irq rcar_gen3_spi(RCarGen3State *s, int spi)
+{
+    return qdev_get_gpio_in(DEVICE(&s->gic), spi);
+}
+
+static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+    unsigned max = sc->cluster_cpus[0] + sc->cluster_cpus[1];
+
+    if (s->num_cpus < 1 || s->num_cpus > max) {
+        error_setg(errp, "%s has 1 to %u CPUs, not %u",
+                   object_get_typename(OBJECT(s)), max, s->num_cpus);
+        return false;
+    }
+
+    /*
+     * Cortex-A57 and Cortex-A53 are different CPU types and so must sit
+     * in different clusters (include/hw/cpu/cluster.h).
+     */
+    for (unsigned c = 0; c < RCAR_GEN3_NUM_CLUSTERS; c++) {
+        object_initialize_child(OBJECT(s), c ? "cluster1" : "cluster0",
+                                &s->cluster[c], TYPE_CPU_CLUSTER);
+        qdev_prop_set_uint32(DEVICE(&s->cluster[c]), "cluster-id", c);
+    }
+
+    for (unsigned i = 0; i < s->num_cpus; i++) {
+        unsigned c = rcar_gen3_cpu_cluster(sc, i);
+        Object *cpu;
+
+        object_initialize_child(OBJECT(&s->cluster[c]), "cpu[*]", &s->cpu[i],
+                                sc->cluster_cpu_type[c]);
+        cpu = OBJECT(&s->cpu[i]);
+        object_property_set_int(cpu, "mp-affinity",
+                                rcar_gen3_cpu_mpidr(sc, i), &error_abort);
+        /* No firmware: Linux boots at EL1, PSCI is QEMU's over SMC */
+        object_property_set_bool(cpu, "has_el3", false, &error_abort);
+        object_property_set_bool(cpu, "has_el2", false, &error_abort);
+        object_property_set_int(cpu, "reset-cbar",
+                                rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST] -
+                                0x10000, &error_abort);
+        object_property_set_int(cpu, "core-count", sc->cluster_cpus[c],
+                                &error_abort);
+        object_property_set_uint(cpu, "cntfrq", s->cntfrq, &error_abort);
+    }
+
+    /* Clusters are realized after their CPUs are added, before the CPUs */
+    for (unsigned c = 0; c < RCAR_GEN3_NUM_CLUSTERS; c++) {
+        if (!qdev_realize(DEVICE(&s->cluster[c]), NULL, errp)) {
+            return false;
+        }
+    }
+    for (unsigned i = 0; i < s->num_cpus; i++) {
+        if (!qdev_realize(DEVICE(&s->cpu[i]), NULL, errp)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * The GIC-400 decodes its CPU and virtual CPU interfaces with 4 KiB pages
+ * repeated across 64 KiB (r8a77951.dtsi gives 0x20000-byte windows).  Linux
+ * relies on this when it boots at EL2 (irq-gic.c gic_check_eoimode()).
+ */
+static void rcar_gen3_map_gic_aliases(RCarGen3State *s, int region,
+                                      hwaddr base, unsigned alias_set)
+{
+    MemoryRegion *mr = sysbus_mmio_get_region(SYS_BUS_DEVICE(&s->gic),
+                                              region);
+
+    for (unsigned page = 0; page < 2; page++) {
+        for (unsigned j = 0; j < RCAR_GEN3_GIC_PAGE_ALIASES; j++) {
+            MemoryRegion *alias = &s->gic_alias[alias_set + page][j];
+            hwaddr addr = base + page * RCAR_GEN3_GIC_PAGE_ALIASES *
+                          GIC_PAGE_SIZE + j * GIC_PAGE_SIZE;
+
+            memory_region_init_alias(alias, OBJECT(s), "rcar-gen3.gic-alias",
+                                     mr, page * GIC_PAGE_SIZE, GIC_PAGE_SIZE);
+            memory_region_add_subregion(get_system_memory(), addr, alias);
+        }
+    }
+}
+
+static bool rcar_gen3_realize_gic(RCarGen3State *s, Error **errp)
+{
+    SysBusDevice *gic = SYS_BUS_DEVICE(&s->gic);
+    unsigned n = s->num_cpus;
+    /* PPI numbers of the per-CPU timer outputs, in GTIMER_* order */
+    static const int timer_ppi[] = {
+        [GTIMER_PHYS] = ARCH_TIMER_NS_EL1_IRQ,
+        [GTIMER_VIRT] = ARCH_TIMER_VIRT_IRQ,
+        [GTIMER_HYP]  = ARCH_TIMER_NS_EL2_IRQ,
+        [GTIMER_SEC]  = ARCH_TIMER_S_EL1_IRQ,
+    };
+
+    object_initialize_child(OBJECT(s), "gic", &s->gic, TYPE_ARM_GIC);
+    qdev_prop_set_uint32(DEVICE(gic), "num-irq", RCAR_GEN3_NUM_SPIS + 32);
+    qdev_prop_set_uint32(DEVICE(gic), "revision", 2);
+    qdev_prop_set_uint32(DEVICE(gic), "num-cpu", n);
+    qdev_prop_set_bit(DEVICE(gic), "has-security-extensions", false);
+    qdev_prop_set_bit(DEVICE(gic), "has-virtualization-extensions", false);
+    if (!sysbus_realize(gic, errp)) {
+        return false;
+    }
+
+    sysbus_mmio_map(gic, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST]);
+    rcar_gen3_map_gic_aliases(s, 1, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_CPU],
+                              0);
+
+    for (unsigned i = 0; i < n; i++) {
+        DeviceState *cpu = DEVICE(&s->cpu[i]);
+        int ppi_base = RCAR_GEN3_NUM_SPIS + i * GIC_INTERNAL;
+
+        sysbus_connect_irq(gic, i, qdev_get_gpio_in(cpu, ARM_CPU_IRQ));
+        sysbus_connect_irq(gic, i + n, qdev_get_gpio_in(cpu, ARM_CPU_FIQ));
+        sysbus_connect_irq(gic, i + 2 * n, qdev_get_gpio_in(cpu, ARM_CPU_VIRQ));
+        sysbus_connect_irq(gic, i + 3 * n, qdev_get_gpio_in(cpu, ARM_CPU_VFIQ));
+        for (unsigned t = 0; t < ARRAY_SIZE(timer_ppi); t++) {
+            qdev_connect_gpio_out(cpu, t,
+                                  qdev_get_gpio_in(DEVICE(gic),
+                                                   ppi_base + timer_ppi[t]));
+        }
+    }
+    return true;
+}
+
+static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
+{
+    DeviceState *scif = DEVICE(&s->scif2);
+    DeviceState *or = DEVICE(&s->scif2_irq);
+    static const char *const lines[] = { "eri", "rxi", "txi", "bri" };
+
+    qdev_prop_set_chr(scif, "chardev", serial_hd(0));
+    qdev_prop_set_uint8(scif, "features", SH_SERIAL_FEAT_SCIF);
+    qdev_prop_set_uint32(scif, "regsize", SCIF_REGSIZE);
+    if (!sysbus_realize(SYS_BUS_DEVICE(scif), errp)) {
+        return false;
+    }
+    sysbus_mmio_map(SYS_BUS_DEVICE(scif), 0,
+                    rcar_gen3_memmap[RCAR_GEN3_DEV_SCIF2]);
+
+    /* One SPI per SCIF: Linux demultiplexes it (sh-sci.c sci_mpxed_interrupt) */
+    qdev_prop_set_uint16(or, "num-lines", ARRAY_SIZE(lines));
+    if (!qdev_realize(or, NULL, errp)) {
+        return false;
+    }
+    for (unsigned i = 0; i < ARRAY_SIZE(lines); i++) {
+        qdev_connect_gpio_out_named(scif, lines[i], 0,
+                                    qdev_get_gpio_in(or, i));
+    }
+    qdev_connect_gpio_out(or, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_SCIF2));
+    return true;
+}
+
+static bool rcar_gen3_map_ram(RCarGen3State *s, Error **errp)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+    RCarGen3RamBank banks[RCAR_GEN3_MAX_RAM_BANKS];
+    uint64_t offset = 0;
+    unsigned n;
+
+    if (!s->dram) {
+        error_setg(errp, "%s: the 'ram' link is not set",
+                   object_get_typename(OBJECT(s)));
+        return false;
+    }
+    n = rcar_gen3_ram_layout(sc, memory_region_size(s->dram), banks);
+    if (!n) {
+        error_setg(errp, "%s holds at most %" PRIu64 " MiB of RAM",
+                   object_get_typename(OBJECT(s)), rcar_gen3_max_ram(sc) / MiB);
+        return false;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        memory_region_init_alias(&s->ram_alias[i], OBJECT(s), "rcar-gen3.ram",
+                                 s->dram, offset, banks[i].size);
+        memory_region_add_subregion(get_system_memory(), banks[i].base,
+                                    &s->ram_alias[i]);
+        offset += banks[i].size;
+    }
+    return true;
+}
+
+static void rcar_gen3_init(Object *obj)
+{
+    RCarGen3State *s = RCAR_GEN3_SOC(obj);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(obj);
+
+    object_initialize_child(obj, "prr", &s->prr, TYPE_RCAR_PRR);
+    object_initialize_child(obj, "rst", &s->rst, TYPE_RCAR_RST);
+    object_initialize_child(obj, "scif2", &s->scif2, TYPE_SH_SERIAL);
+    object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
+
+    s->prr_cut = sc->prr_cut;
+    s->cntfrq = sc->cntfrq;
+}
+
+static void rcar_gen3_realize(DeviceState *dev, Error **errp)
+{
+    RCarGen3State *s = RCAR_GEN3_SOC(dev);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(dev);
+
+    if (!rcar_gen3_map_ram(s, errp) ||
+        !rcar_gen3_realize_cpus(s, errp) ||
+        !rcar_gen3_realize_gic(s, errp)) {
+        return;
+    }
+
+    qdev_prop_set_uint8(DEVICE(&s->prr), "product", sc->prr_product);
+    qdev_prop_set_uint8(DEVICE(&s->prr), "cut", s->prr_cut);
+    if (!sysbus_realize(SYS_BUS_DEVICE(&s->prr), errp)) {
+        return;
+    }
+    sysbus_mmio_map(SYS_BUS_DEVICE(&s->prr), 0,
+                    rcar_gen3_memmap[RCAR_GEN3_DEV_PRR]);
+
+    qdev_prop_set_uint32(DEVICE(&s->rst), "modemr", s->modemr);
+    if (!sysbus_realize(SYS_BUS_DEVICE(&s->rst), errp)) {
+        return;
+    }
+    sysbus_mmio_map(SYS_BUS_DEVICE(&s->rst), 0,
+                    rcar_gen3_memmap[RCAR_GEN3_DEV_RST]);
+
+    if (!rcar_gen3_realize_scif2(s, errp)) {
+        return;
+    }
+
+    for (unsigned i = 0; i < sc->num_unimp; i++) {
+        create_unimplemented_device(sc->unimp[i].name, sc->unimp[i].base,
+                                    sc->unimp[i].size);
+    }
+    for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_catch_all); i++) {
+        rcar_gen3_map_unimp(&rcar_gen3_catch_all[i], CATCH_ALL_PRIORITY);
+    }
+}
+
+static const Property rcar_gen3_properties[] = {
+    DEFINE_PROP_LINK("ram", RCarGen3State, dram, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_UINT32("num-cpus", RCarGen3State, num_cpus, 1),
+    DEFINE_PROP_UINT8("prr-cut", RCarGen3State, prr_cut, 0),
+    DEFINE_PROP_UINT32("modemr", RCarGen3State, modemr, 0),
+    DEFINE_PROP_UINT64("cntfrq", RCarGen3State, cntfrq, 0),
+};
+
+static void rcar_gen3_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+
+    dc->realize = rcar_gen3_realize;
+    device_class_set_props(dc, rcar_gen3_properties);
+    /* Reason: uses serial_hd() and owns the CPUs; created by the boards */
+    dc->user_creatable = false;
+}
+
+static void r8a77951_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
+
+    dc->desc = "Renesas R-Car H3 (r8a77951)";
+    sc->dt_name = "r8a7795";
+    sc->prr_product = RCAR_PRR_PRODUCT_H3;
+    sc->prr_cut = 0x20;                     /* ES3.0 */
+    sc->cluster_cpu_type[0] = ARM_CPU_TYPE_NAME("cortex-a57");
+    sc->cluster_cpu_type[1] = ARM_CPU_TYPE_NAME("cortex-a53");
+    sc->cluster_cpus[0] = 4;
+    sc->cluster_cpus[1] = 4;
+    sc->cluster_dmips_mhz[0] = 1024;        /* r8a77951.dtsi */
+    sc->cluster_dmips_mhz[1] = 535;
+    /*
+     * TF-A programs 8.32 MHz on Salvator-XS; QEMU ticks the counter in
+     * whole nanoseconds, so 8333333 Hz (120 ns) is the closest exact rate.
+     */
+    sc->cntfrq = 8333333;
+    sc->ram_banks = r8a77951_ram_banks;
+    sc->num_ram_banks = ARRAY_SIZE(r8a77951_ram_banks);
+    sc->unimp = r8a77951_unimp;
+    sc->num_unimp = ARRAY_SIZE(r8a77951_unimp);
+}
+
+static const TypeInfo rcar_gen3_types[] = {
+    {
+        .name = TYPE_RCAR_GEN3_SOC,
+        .parent = TYPE_SYS_BUS_DEVICE,
+        .instance_size = sizeof(RCarGen3State),
+        .instance_init = rcar_gen3_init,
+        .class_size = sizeof(RCarGen3Class),
+        .class_init = rcar_gen3_class_init,
+        .abstract = true,
+    }, {
+        .name = TYPE_R8A77951,
+        .parent = TYPE_RCAR_GEN3_SOC,
+        .class_init = r8a77951_class_init,
+    },
+};
+
+DEFINE_TYPES(rcar_gen3_types)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Configure (once) and build qemu-system-aarch64 and our qtests from the tree
+# that scripts/qemu-tree.sh prepared.  ccache is used when installed (meson
+# picks it up by itself).
+. "$(dirname "$0")/common.sh"
+
+QEMU_TREE=$("$TOP/scripts/qemu-tree.sh")
+QEMU_BUILD=${QEMU_BUILD:-$BUILD/qemu-build}
+if [ -n "${QEMU_SRC:-}" ]; then QEMU_BUILD=${QEMU_BUILD%-build}-build-user; fi
+
+if [ ! -f "$QEMU_BUILD/build.ninja" ]; then
+    log "configuring QEMU (aarch64-softmmu only) in $QEMU_BUILD"
+    mkdir -p "$QEMU_BUILD"
+    (cd "$QEMU_BUILD" && "$QEMU_TREE/configure" \
+        --target-list=aarch64-softmmu --python=/usr/bin/python3 \
+        --without-default-features --enable-fdt=system \
+        --disable-docs --disable-user --disable-install-blobs \
+        --enable-tcg --disable-werror >&2)
+fi
+
+# Our qtests are built alongside QEMU so `make check` can run them directly.
+targets=(qemu-system-aarch64)
+for t in $(sed -n 's/^build \(tests\/qtest\/[a-z0-9-]*-test\): .*/\1/p' "$QEMU_BUILD/build.ninja" |
+           grep -E 'rcar|renesas|sdhci' || true); do
+    targets+=("$t")
+done
+log "building ${targets[*]}"
+ninja -C "$QEMU_BUILD" "${targets[@]}" >&2
+echo "$QEMU_BUILD"

@@ -1,0 +1,55 @@
+# Shared settings for the build scripts.  Sourced, not executed.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+APT_PRIVATE=$BUILD/apt
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Run as root, or through sudo when we are not.
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# A private apt configuration for one Debian suite: its own sources list,
+# package lists and cache under build/apt/<suite>, so that the host's apt
+# sources stay untouched.  Usage: apt_private <suite> apt-get <args...>
+apt_private_setup() {
+    local suite=$1 dir=$APT_PRIVATE/$1
+    mkdir -p "$dir/sources" "$dir/lists/partial" "$dir/cache/archives/partial"
+    cat > "$dir/sources/debian.sources.new" <<EOT
+Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: $suite
+Components: main
+Architectures: amd64 arm64
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOT
+    mv "$dir/sources/debian.sources.new" "$dir/sources/debian.sources"
+}
+
+apt_private() {
+    local suite=$1; shift
+    local dir=$APT_PRIVATE/$suite
+    "$@" -o Dir::Etc::sourcelist=/dev/null \
+         -o Dir::Etc::sourceparts="$dir/sources" \
+         -o Dir::State::Lists="$dir/lists" \
+         -o Dir::Cache="$dir/cache" \
+         -o APT::Architectures::=amd64 -o APT::Architectures::=arm64 \
+         -o Debug::NoLocking=1
+}
+
+# apt-get update of a private suite, at most once a day.
+apt_private_update() {
+    local suite=$1 stamp=$APT_PRIVATE/$1/updated
+    apt_private_setup "$suite"
+    if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+        log "apt-get update ($suite, private)"
+        apt_private "$suite" apt-get -q update >/dev/null
+        touch "$stamp"
+    fi
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Install everything the build needs on a fresh Debian 12 (or 13) machine.
+#
+# Host packages come from the host's own apt sources.  meson >= 1.5 is not in
+# bookworm, so on Debian 12 its .deb is downloaded from bookworm-backports
+# through a private apt directory and installed as a local file: the host's
+# apt sources are never modified.
+. "$(dirname "$0")/common.sh"
+
+HOST_PKGS=(
+    # QEMU
+    build-essential pkg-config ninja-build python3 python3-venv
+    libglib2.0-dev libfdt-dev libpixman-1-dev zlib1g-dev flex bison ccache
+    dpkg-dev debian-archive-keyring perl
+    # the guest kit: cross compiler and kernel build tools
+    gcc-aarch64-linux-gnu bc libssl-dev libelf-dev cpio kmod xz-utils
+    device-tree-compiler rsync
+)
+
+stamp=$BUILD/.deps-installed
+want=$(printf '%s\n' "${HOST_PKGS[@]}" | sha256sum | cut -c1-16)
+if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && command -v meson >/dev/null &&
+   dpkg --compare-versions "$(meson --version)" ge 1.5; then
+    exit 0
+fi
+mkdir -p "$BUILD"
+
+missing=()
+for p in "${HOST_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    log "installing host packages: ${missing[*]}"
+    as_root apt-get -q update >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v meson >/dev/null || ! dpkg --compare-versions "$(meson --version)" ge 1.5; then
+    . /etc/os-release
+    if [ "${VERSION_CODENAME:-}" = bookworm ]; then
+        apt_private_update bookworm-backports
+        log "installing meson from bookworm-backports"
+        dl=$BUILD/apt/debs
+        mkdir -p "$dl"
+        (cd "$dl" && apt_private bookworm-backports apt-get -q download meson/bookworm-backports)
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "$dl"/meson_*.deb
+    else
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends meson
+    fi
+fi
+echo "$want" > "$stamp"

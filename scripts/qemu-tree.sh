@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Prepare the QEMU source tree that we build:
+#   1. the pristine source: Debian 13's `qemu` source package (10.0.x, with
+#      Debian's patches applied), or $QEMU_SRC when the user points at a
+#      QEMU checkout of their own;
+#   2. a working copy of it in $QEMU_TREE (build/qemu-src by default);
+#   3. our new files (hw/, include/, tests/, docs/) placed at their QEMU
+#      paths, and patches/qemu/*.patch applied on top.
+#
+# Idempotent: files are only rewritten when their content changes, so ninja
+# rebuilds exactly what an edit touched.  Files that an earlier run placed
+# but that are no longer ours are put back to their pristine state.
+. "$(dirname "$0")/common.sh"
+
+OVERLAY_DIRS=(hw include tests/qtest tests/functional docs)
+
+fetch_debian_qemu() {
+    local srcdir=$BUILD/src
+    local tree
+    tree=$(find "$srcdir" -maxdepth 1 -type d -name 'qemu-10.0*' 2>/dev/null | sort -V | tail -n1)
+    if [ -n "$tree" ] && [ -f "$tree/.rcar-unpacked" ]; then
+        echo "$tree"; return
+    fi
+    apt_private_update trixie
+    log "fetching the qemu source package from Debian 13 (about 40 MB)"
+    rm -rf "$srcdir"; mkdir -p "$srcdir"
+    (cd "$srcdir" && apt_private trixie apt-get -q source qemu/trixie >&2)
+    tree=$(find "$srcdir" -maxdepth 1 -type d -name 'qemu-*' | sort -V | tail -n1)
+    [ -n "$tree" ] || die "apt-get source qemu did not unpack a tree"
+    case $(basename "$tree") in
+        qemu-10.0.*) ;;
+        *) die "Debian 13 provides $(basename "$tree"), we need QEMU 10.0.x" ;;
+    esac
+    touch "$tree/.rcar-unpacked"
+    echo "$tree"
+}
+
+# Files under our overlay directories, relative to $TOP.
+our_files() {
+    (cd "$TOP" && git ls-files --cached --others --exclude-standard -- "${OVERLAY_DIRS[@]}" 2>/dev/null ||
+                  find "${OVERLAY_DIRS[@]}" -type f 2>/dev/null) | sort -u |
+        while read -r f; do [ -f "$TOP/$f" ] && echo "$f"; done
+}
+
+# Files touched by our patches (the "+++ b/path" lines).
+patched_files() {
+    local p
+    for p in "$TOP"/patches/qemu/*.patch; do
+        [ -f "$p" ] || continue
+        sed -n 's@^+++ b/\([^[:space:]]*\).*@\1@p' "$p"
+    done | sort -u
+}
+
+# Copy $1 (a file or "absent") over $2 only when the content differs.
+install_if_changed() {
+    local from=$1 to=$2
+    if [ "$from" = absent ]; then
+        rm -f "$to"
+    elif ! cmp -s "$from" "$to"; then
+        mkdir -p "$(dirname "$to")"
+        cp "$from" "$to"
+    fi
+}
+
+pristine_or_absent() {
+    if [ -f "$PRISTINE/$1" ]; then echo "$PRISTINE/$1"; else echo absent; fi
+}
+
+if [ -n "${QEMU_SRC:-}" ]; then
+    [ -f "$QEMU_SRC/VERSION" ] || die "QEMU_SRC=$QEMU_SRC does not look like a QEMU source tree"
+    PRISTINE=$(cd "$QEMU_SRC" && pwd)
+else
+    PRISTINE=$(fetch_debian_qemu)
+fi
+QEMU_TREE=${QEMU_TREE:-$BUILD/qemu-src}
+
+if [ ! -f "$QEMU_TREE/.rcar-pristine" ] || [ "$(cat "$QEMU_TREE/.rcar-pristine")" != "$PRISTINE" ]; then
+    log "working copy of $PRISTINE in $QEMU_TREE"
+    rm -rf "$QEMU_TREE"
+    mkdir -p "$QEMU_TREE"
+    rsync -a --exclude=.git --exclude=/build "$PRISTINE"/ "$QEMU_TREE"/
+    echo "$PRISTINE" > "$QEMU_TREE/.rcar-pristine"
+    rm -f "$QEMU_TREE/.rcar-placed"
+fi
+
+# 1. Apply every patch to pristine copies of the files it touches, in a
+#    scratch directory, then install the results.
+stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
+mapfile -t touched < <(patched_files)
+for f in "${touched[@]}"; do
+    if [ -f "$PRISTINE/$f" ]; then mkdir -p "$stage/$(dirname "$f")"; cp "$PRISTINE/$f" "$stage/$f"; fi
+done
+for p in "$TOP"/patches/qemu/*.patch; do
+    [ -f "$p" ] || continue
+    patch -s -p1 -d "$stage" --no-backup-if-mismatch -r - < "$p" ||
+        die "patches/qemu/$(basename "$p") does not apply to $PRISTINE"
+done
+
+# 2. Our own files, which must not collide with QEMU's.
+mapfile -t ours < <(our_files)
+for f in "${ours[@]}"; do
+    if [ -f "$PRISTINE/$f" ]; then
+        die "$f exists in QEMU already: change it with a patch in patches/qemu/"
+    fi
+done
+
+placed_now=$(mktemp)
+{
+    for f in "${touched[@]}"; do
+        if [ -f "$stage/$f" ]; then install_if_changed "$stage/$f" "$QEMU_TREE/$f"
+        else install_if_changed absent "$QEMU_TREE/$f"; fi
+        echo "$f"
+    done
+    for f in "${ours[@]}"; do
+        install_if_changed "$TOP/$f" "$QEMU_TREE/$f"
+        echo "$f"
+    done
+} | sort -u > "$placed_now"
+
+# 3. What an earlier run placed and is no longer ours goes back to pristine.
+if [ -f "$QEMU_TREE/.rcar-placed" ]; then
+    comm -23 "$QEMU_TREE/.rcar-placed" "$placed_now" | while read -r f; do
+        install_if_changed "$(pristine_or_absent "$f")" "$QEMU_TREE/$f"
+    done
+fi
+mv "$placed_now" "$QEMU_TREE/.rcar-placed"
+echo "$QEMU_TREE"

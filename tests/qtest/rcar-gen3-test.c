@@ -1,0 +1,348 @@
+/*
+ * QTest for the Renesas R-Car Gen3 SoC and the Salvator-XS board:
+ * product register, reset controller, SCIF2 console and the peripheral
+ * windows that Linux may probe.
+ *
+ * Expected values come from the R-Car Gen3 device trees and drivers of
+ * Linux 6.12, not from the model.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include <sys/socket.h>
+
+#define MACHINE "-M r8a77951-salvator-xs -smp 1 -m 1G "
+
+#define PRR_ADDR    0xfff00044
+#define RST_BASE    0xe6160000
+#define MODEMR      (RST_BASE + 0x60)
+#define CR7BAR      (RST_BASE + 0x70)
+
+#define SCIF2_BASE  0xe6e88000
+#define SCSMR       0x00
+#define SCBRR       0x04
+#define SCSCR       0x08
+#define SCFTDR      0x0c
+#define SCFSR       0x10
+#define SCFRDR      0x14
+#define SCFCR       0x18
+#define SCFDR       0x1c
+#define SCDL        0x30
+#define SCCKS       0x34
+
+#define SCSCR_RIE   (1 << 6)
+#define SCSCR_TE    (1 << 5)
+#define SCSCR_RE    (1 << 4)
+#define SCFSR_TEND  (1 << 6)
+#define SCFSR_TDFE  (1 << 5)
+#define SCFSR_RDF   (1 << 1)
+#define SCFSR_DR    (1 << 0)
+#define SCFCR_RFRST (1 << 1)
+
+/* drivers/soc/renesas/renesas-soc.c: H3 is product 0x4f */
+static void test_prr_default(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    /* 0x4f20: R-Car H3 ES3.0, as Linux prints "r8a7795 ES3.0" */
+    g_assert_cmphex(qtest_readl(qts, PRR_ADDR), ==, 0x00004f20);
+    qtest_quit(qts);
+}
+
+static void test_prr_cut_property(void)
+{
+    QTestState *qts = qtest_init("-M r8a77951-salvator-xs,prr-cut=0x10 "
+                                 "-smp 1 -m 1G");
+
+    /* ES2.0: the IPMMU deny list case */
+    g_assert_cmphex(qtest_readl(qts, PRR_ADDR), ==, 0x00004f10);
+    qtest_quit(qts);
+}
+
+static void test_prr_read_only(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    qtest_writel(qts, PRR_ADDR, 0x12345678);
+    g_assert_cmphex(qtest_readl(qts, PRR_ADDR), ==, 0x00004f20);
+    qtest_quit(qts);
+}
+
+static void test_modemr(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    /* Salvator-XS straps MD14/MD13/MD19/MD17 = 0: PLL configuration 0 */
+    g_assert_cmphex(qtest_readl(qts, MODEMR), ==, 0);
+    qtest_quit(qts);
+
+    qts = qtest_init(MACHINE "-global r8a77951.modemr=0x00108004");
+    g_assert_cmphex(qtest_readl(qts, MODEMR), ==, 0x00108004);
+    /* The mode pins are latched at power-on: writes do not change them */
+    qtest_writel(qts, MODEMR, 0);
+    g_assert_cmphex(qtest_readl(qts, MODEMR), ==, 0x00108004);
+    qtest_quit(qts);
+}
+
+static void test_rst_cr7bar(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    g_assert_cmphex(qtest_readl(qts, CR7BAR), ==, 0);
+    qtest_writel(qts, CR7BAR, 0x40040000);
+    g_assert_cmphex(qtest_readl(qts, CR7BAR), ==, 0x40040000);
+    qtest_system_reset(qts);
+    g_assert_cmphex(qtest_readl(qts, CR7BAR), ==, 0);
+    qtest_quit(qts);
+}
+
+static uint16_t scif_readw(QTestState *qts, unsigned reg)
+{
+    return qtest_readw(qts, SCIF2_BASE + reg);
+}
+
+static void scif_writew(QTestState *qts, unsigned reg, uint16_t val)
+{
+    qtest_writew(qts, SCIF2_BASE + reg, val);
+}
+
+static void test_scif_transmit(void)
+{
+    int sock;
+    QTestState *qts = qtest_init_with_serial(MACHINE, &sock);
+    char c = 0;
+    uint16_t fsr;
+
+    scif_writew(qts, SCSCR, SCSCR_TE | SCSCR_RE);
+    qtest_writeb(qts, SCIF2_BASE + SCFTDR, 'R');
+    g_assert_cmpint(recv(sock, &c, 1, 0), ==, 1);
+    g_assert_cmpint(c, ==, 'R');
+
+    /*
+     * The character left at once: the FIFO is empty again, so TDFE and
+     * TEND come back (sh-sci.c sci_poll_put_char() polls TDFE).
+     */
+    scif_readw(qts, SCFSR);
+    fsr = scif_readw(qts, SCFSR);
+    g_assert_cmphex(fsr & (SCFSR_TDFE | SCFSR_TEND), ==,
+                    SCFSR_TDFE | SCFSR_TEND);
+
+    /* Linux acknowledges with a write of 0 to the bits it read as 1 */
+    scif_writew(qts, SCFSR, fsr & ~(SCFSR_TDFE | SCFSR_TEND));
+    qtest_writeb(qts, SCIF2_BASE + SCFTDR, 'C');
+    g_assert_cmpint(recv(sock, &c, 1, 0), ==, 1);
+    g_assert_cmpint(c, ==, 'C');
+    close(sock);
+    qtest_quit(qts);
+}
+
+static void test_scif_receive(void)
+{
+    int sock;
+    QTestState *qts = qtest_init_with_serial(MACHINE, &sock);
+    uint16_t fsr;
+    int tries;
+
+    qtest_irq_intercept_out(qts, "/machine/soc/scif2-irq");
+    scif_writew(qts, SCFCR, SCFCR_RFRST);
+    scif_writew(qts, SCFCR, 0);
+    scif_writew(qts, SCSCR, SCSCR_TE | SCSCR_RE | SCSCR_RIE);
+    g_assert_false(qtest_get_irq(qts, 0));
+
+    g_assert_cmpint(send(sock, "ok", 2, 0), ==, 2);
+    for (tries = 0; tries < 1000 && (scif_readw(qts, SCFDR) & 0x1f) < 2;
+         tries++) {
+        g_usleep(1000);
+    }
+    /* SCFDR[4:0] counts the characters in the receive FIFO */
+    g_assert_cmpint(scif_readw(qts, SCFDR) & 0x1f, ==, 2);
+    fsr = scif_readw(qts, SCFSR);
+    g_assert_cmphex(fsr & SCFSR_RDF, ==, SCFSR_RDF);
+    /* One SPI for all SCIF sources: the receive interrupt is on it */
+    g_assert_true(qtest_get_irq(qts, 0));
+
+    g_assert_cmpint(qtest_readb(qts, SCIF2_BASE + SCFRDR), ==, 'o');
+    g_assert_cmpint(qtest_readb(qts, SCIF2_BASE + SCFRDR), ==, 'k');
+    g_assert_cmpint(scif_readw(qts, SCFDR) & 0x1f, ==, 0);
+
+    /* Clearing RDF and DR drops the interrupt */
+    scif_writew(qts, SCFSR, fsr & ~(SCFSR_RDF | SCFSR_DR));
+    g_assert_false(qtest_get_irq(qts, 0));
+    close(sock);
+    qtest_quit(qts);
+}
+
+static void test_scif_receive_disabled_irq(void)
+{
+    int sock;
+    QTestState *qts = qtest_init_with_serial(MACHINE, &sock);
+    int tries;
+
+    qtest_irq_intercept_out(qts, "/machine/soc/scif2-irq");
+    scif_writew(qts, SCSCR, SCSCR_TE | SCSCR_RE);
+    g_assert_cmpint(send(sock, "z", 1, 0), ==, 1);
+    for (tries = 0; tries < 1000 && !(scif_readw(qts, SCFDR) & 0x1f);
+         tries++) {
+        g_usleep(1000);
+    }
+    g_assert_cmpint(scif_readw(qts, SCFDR) & 0x1f, ==, 1);
+    /* RIE is off: no interrupt yet */
+    g_assert_false(qtest_get_irq(qts, 0));
+    /* Enabling RIE with data waiting raises it */
+    scif_writew(qts, SCSCR, SCSCR_TE | SCSCR_RE | SCSCR_RIE);
+    g_assert_true(qtest_get_irq(qts, 0));
+    close(sock);
+    qtest_quit(qts);
+}
+
+static void test_scif_brg_registers(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    /*
+     * sh-sci.c sci_set_termios() programs the baud rate generator
+     * (SCDL, SCCKS) or BRR and reads back none of them, but the window
+     * must decode all of them (SCIx_SH4_SCIF_BRG_REGTYPE).
+     */
+    qtest_writeb(qts, SCIF2_BASE + SCBRR, 0x1a);
+    g_assert_cmphex(qtest_readb(qts, SCIF2_BASE + SCBRR), ==, 0x1a);
+    scif_writew(qts, SCDL, 0x0024);
+    scif_writew(qts, SCCKS, 0x4000);
+    g_assert_cmphex(scif_readw(qts, SCDL), ==, 0x0024);
+    g_assert_cmphex(scif_readw(qts, SCCKS), ==, 0x4000);
+    scif_writew(qts, SCSMR, 0x0001);
+    g_assert_cmphex(scif_readw(qts, SCSMR), ==, 0x0001);
+    qtest_quit(qts);
+}
+
+/*
+ * Windows from r8a77951.dtsi that a built-in driver of a larger kernel
+ * may touch.  Every one must be decoded by something (a model or an
+ * unimplemented device): an access to nothing is an external abort.
+ */
+static const struct {
+    const char *name;
+    uint64_t base;
+} dtsi_windows[] = {
+    { "rwdt",      0xe6020000 }, { "gpio0",     0xe6050000 },
+    { "gpio7",     0xe6055800 }, { "pfc",       0xe6060000 },
+    { "cpg",       0xe6150000 }, { "rst",       0xe6160000 },
+    { "sysc",      0xe6180000 }, { "tsc",       0xe6198000 },
+    { "intc-ex",   0xe61c0000 }, { "hscif0",    0xe6540000 },
+    { "hscif1",    0xe6550000 }, { "ipmmu-hc",  0xe6570000 },
+    { "sys-dmac0", 0xe6700000 }, { "ipmmu-ds0", 0xe6740000 },
+    { "ipmmu-mm",  0xe67b0000 }, { "scif4",     0xe6c40000 },
+    { "scif3",     0xe6c50000 }, { "scif0",     0xe6e60000 },
+    { "scif1",     0xe6e68000 }, { "scif2",     0xe6e88000 },
+    { "scif5",     0xe6f30000 }, { "sys-dmac1", 0xe7300000 },
+    { "sys-dmac2", 0xe7310000 }, { "ipmmu-ds1", 0xe7740000 },
+    { "ipmmu-mp0", 0xec670000 }, { "sdhi0",     0xee100000 },
+    { "sdhi1",     0xee120000 }, { "sdhi2",     0xee140000 },
+    { "sdhi3",     0xee160000 }, { "rpc",       0xee200000 },
+    { "gic-dist",  0xf1010000 }, { "gic-cpu",   0xf1020000 },
+    { "gic-cpu-alias", 0xf102f000 }, { "ipmmu-pv0", 0xfd800000 },
+    { "ipmmu-vc0", 0xfe6b0000 }, { "ipmmu-vi0", 0xfebd0000 },
+    { "ipmmu-ir",  0xff8b0000 }, { "ipmmu-rt",  0xffc80000 },
+    { "prr",       0xfff00044 }, { "rpc-flash", 0x08000000 },
+};
+
+/* Is @addr inside a range of the flat view printed by "info mtree -f"? */
+static bool flatview_decodes(const char *mtree, uint64_t addr)
+{
+    g_auto(GStrv) lines = g_strsplit(mtree, "\n", -1);
+    bool in_memory_view = false;
+
+    for (int i = 0; lines[i]; i++) {
+        uint64_t start, end;
+        char kind[64];
+
+        if (g_str_has_prefix(lines[i], "FlatView")) {
+            in_memory_view = false;
+        }
+        if (strstr(lines[i], "AS \"memory\"")) {
+            in_memory_view = true;
+        }
+        if (!in_memory_view ||
+            sscanf(lines[i], " %" SCNx64 "-%" SCNx64 " (prio %*d, %63[^)])",
+                   &start, &end, kind) != 3) {
+            continue;
+        }
+        if (addr >= start && addr <= end) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void test_peripheral_windows_decode(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+    g_autofree char *mtree = qtest_hmp(qts, "info mtree -f");
+
+    for (int i = 0; i < ARRAY_SIZE(dtsi_windows); i++) {
+        if (!flatview_decodes(mtree, dtsi_windows[i].base)) {
+            g_test_message("%s at 0x%" PRIx64 " is not decoded",
+                           dtsi_windows[i].name, dtsi_windows[i].base);
+            g_test_fail();
+        }
+    }
+    /* Sanity check of the parser: a hole in the map is reported as one */
+    g_assert_false(flatview_decodes(mtree, 0x30000000));
+    qtest_quit(qts);
+}
+
+static void test_unimplemented_reads_zero(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    /* CPG MSTPSR0 and SYSC SYSCSR have no model yet: RAZ/WI */
+    qtest_writel(qts, 0xe6150130, 0xffffffff);
+    g_assert_cmphex(qtest_readl(qts, 0xe6150030), ==, 0);
+    g_assert_cmphex(qtest_readl(qts, 0xe6180000), ==, 0);
+    qtest_quit(qts);
+}
+
+static void test_ram_layout(void)
+{
+    QTestState *qts = qtest_init("-M r8a77951-salvator-xs -smp 1 -m 2G");
+
+    /* Bank 0 at 0x48000000 holds 896 MiB; the rest goes to 0x5_0000_0000 */
+    qtest_writel(qts, 0x48000000, 0xcafe0001);
+    qtest_writel(qts, 0x48000000 + 0x38000000 - 4, 0xcafe0002);
+    qtest_writel(qts, 0x500000000ULL, 0xcafe0003);
+    qtest_writel(qts, 0x500000000ULL + 0x48000000 - 4, 0xcafe0004);
+    g_assert_cmphex(qtest_readl(qts, 0x48000000), ==, 0xcafe0001);
+    g_assert_cmphex(qtest_readl(qts, 0x48000000 + 0x38000000 - 4), ==,
+                    0xcafe0002);
+    g_assert_cmphex(qtest_readl(qts, 0x500000000ULL), ==, 0xcafe0003);
+    g_assert_cmphex(qtest_readl(qts, 0x500000000ULL + 0x48000000 - 4), ==,
+                    0xcafe0004);
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/rcar-gen3/prr/default", test_prr_default);
+    qtest_add_func("/rcar-gen3/prr/cut-property", test_prr_cut_property);
+    qtest_add_func("/rcar-gen3/prr/read-only", test_prr_read_only);
+    qtest_add_func("/rcar-gen3/rst/modemr", test_modemr);
+    qtest_add_func("/rcar-gen3/rst/cr7bar", test_rst_cr7bar);
+    qtest_add_func("/rcar-gen3/scif/transmit", test_scif_transmit);
+    qtest_add_func("/rcar-gen3/scif/receive", test_scif_receive);
+    qtest_add_func("/rcar-gen3/scif/receive-irq-enable",
+                   test_scif_receive_disabled_irq);
+    qtest_add_func("/rcar-gen3/scif/brg-registers", test_scif_brg_registers);
+    qtest_add_func("/rcar-gen3/memmap/windows-decode",
+                   test_peripheral_windows_decode);
+    qtest_add_func("/rcar-gen3/memmap/unimplemented-raz",
+                   test_unimplemented_reads_zero);
+    qtest_add_func("/rcar-gen3/memmap/ram-layout", test_ram_layout);
+
+    return g_test_run();
+}
