@@ -20,7 +20,7 @@ HOST_PKGS=(
 stamp=$BUILD/.deps-installed
 want=$(printf '%s\n' "${HOST_PKGS[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && command -v meson >/dev/null &&
-   dpkg --compare-versions "$(meson --version)" ge 1.5; then
+   dpkg --compare-versions "$(meson --version)" ge 1.5 && /usr/bin/python3 -c 'import pycotap' 2>/dev/null; then
     exit 0
 fi
 mkdir -p "$BUILD"
@@ -35,17 +35,27 @@ if [ ${#missing[@]} -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "${missing[@]}"
 fi
 
-if ! command -v meson >/dev/null || ! dpkg --compare-versions "$(meson --version)" ge 1.5; then
+# Packages that Debian 12 only has in bookworm-backports: meson >= 1.5 for
+# QEMU 10.0, and pycotap, which QEMU's functional tests report through.
+need_backports() {
+    if ! command -v meson >/dev/null || ! dpkg --compare-versions "$(meson --version)" ge 1.5; then
+        echo meson
+    fi
+    /usr/bin/python3 -c 'import pycotap' 2>/dev/null || echo python3-pycotap
+}
+mapfile -t bpo < <(need_backports)
+if [ ${#bpo[@]} -gt 0 ]; then
     . /etc/os-release
     if [ "${VERSION_CODENAME:-}" = bookworm ]; then
         apt_private_update bookworm-backports
-        log "installing meson from bookworm-backports"
+        log "installing ${bpo[*]} from bookworm-backports"
         dl=$BUILD/apt/debs
-        mkdir -p "$dl"
-        (cd "$dl" && apt_private bookworm-backports apt-get -q download meson/bookworm-backports)
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "$dl"/meson_*.deb
+        rm -rf "$dl"; mkdir -p "$dl"
+        (cd "$dl" && apt_private bookworm-backports apt-get -q download \
+            $(printf '%s/bookworm-backports ' "${bpo[@]}"))
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "$dl"/*.deb
     else
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends meson
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "${bpo[@]}"
     fi
 fi
 echo "$want" > "$stamp"

@@ -61,6 +61,23 @@ struct RCarGen3MachineState {
 #define IRQ_TYPE_LEVEL_LOW  8
 #define GIC_CPU_MASK_SIMPLE(n) (((1 << (n)) - 1) << 8)
 
+/* Set a string-list property from a NULL-terminated list of strings */
+static void G_GNUC_NULL_TERMINATED fdt_setprop_strings(void *fdt,
+                                                       const char *node,
+                                                       const char *prop, ...)
+{
+    g_autoptr(GString) buf = g_string_new(NULL);
+    const char *str;
+    va_list ap;
+
+    va_start(ap, prop);
+    while ((str = va_arg(ap, const char *))) {
+        g_string_append_len(buf, str, strlen(str) + 1);
+    }
+    va_end(ap);
+    qemu_fdt_setprop(fdt, node, prop, buf->str, buf->len);
+}
+
 static void fdt_add_memory_bank(void *fdt, const RCarGen3RamBank *bank)
 {
     g_autofree char *node = g_strdup_printf("/memory@%" HWADDR_PRIx,
@@ -130,9 +147,8 @@ static void fdt_add_timer(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_cells(fdt, "/timer", "interrupts",
                            GIC_PPI, 13, flags, GIC_PPI, 14, flags,
                            GIC_PPI, 11, flags, GIC_PPI, 10, flags);
-    qemu_fdt_setprop_string_array(fdt, "/timer", "interrupt-names",
-                                  (char *[]) { "sec-phys", "phys", "virt",
-                                               "hyp-phys" }, 4);
+    fdt_setprop_strings(fdt, "/timer", "interrupt-names",
+                        "sec-phys", "phys", "virt", "hyp-phys", NULL);
 }
 
 static uint32_t fdt_add_fixed_clock(void *fdt, const char *name, uint32_t hz)
@@ -198,10 +214,8 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
 
     scif_compat = g_strdup_printf("renesas,scif-%s", sc->dt_name);
     qemu_fdt_add_subnode(fdt, scif);
-    qemu_fdt_setprop_string_array(fdt, scif, "compatible",
-                                  (char *[]) { scif_compat,
-                                               "renesas,rcar-gen3-scif",
-                                               "renesas,scif" }, 3);
+    fdt_setprop_strings(fdt, scif, "compatible", scif_compat,
+                        "renesas,rcar-gen3-scif", "renesas,scif", NULL);
     qemu_fdt_setprop_sized_cells(fdt, scif, "reg",
                                  2, rcar_gen3_memmap[RCAR_GEN3_DEV_SCIF2],
                                  2, SH_SERIAL_REGSIZE_BRG);
@@ -231,9 +245,8 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     }
     ms->fdt = fdt;
 
-    qemu_fdt_setprop_string_array(fdt, "/", "compatible",
-                                  (char *[]) { (char *)mc->board_compat,
-                                               soc_compat }, 2);
+    fdt_setprop_strings(fdt, "/", "compatible", mc->board_compat, soc_compat,
+                        NULL);
     qemu_fdt_setprop_string(fdt, "/", "model", mc->model);
     qemu_fdt_setprop_cell(fdt, "/", "#address-cells", 2);
     qemu_fdt_setprop_cell(fdt, "/", "#size-cells", 2);

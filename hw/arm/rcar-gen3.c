@@ -173,6 +173,7 @@ static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
 {
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
     unsigned max = sc->cluster_cpus[0] + sc->cluster_cpus[1];
+    unsigned num_clusters;
 
     if (s->num_cpus < 1 || s->num_cpus > max) {
         error_setg(errp, "%s has 1 to %u CPUs, not %u",
@@ -182,9 +183,11 @@ static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
 
     /*
      * Cortex-A57 and Cortex-A53 are different CPU types and so must sit
-     * in different clusters (include/hw/cpu/cluster.h).
+     * in different clusters (include/hw/cpu/cluster.h).  A cluster with
+     * no CPU started (-smp 4 or less on H3) is not created at all.
      */
-    for (unsigned c = 0; c < RCAR_GEN3_NUM_CLUSTERS; c++) {
+    num_clusters = rcar_gen3_cpu_cluster(sc, s->num_cpus - 1) + 1;
+    for (unsigned c = 0; c < num_clusters; c++) {
         object_initialize_child(OBJECT(s), c ? "cluster1" : "cluster0",
                                 &s->cluster[c], TYPE_CPU_CLUSTER);
         qdev_prop_set_uint32(DEVICE(&s->cluster[c]), "cluster-id", c);
@@ -211,7 +214,7 @@ static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
     }
 
     /* Clusters are realized after their CPUs are added, before the CPUs */
-    for (unsigned c = 0; c < RCAR_GEN3_NUM_CLUSTERS; c++) {
+    for (unsigned c = 0; c < num_clusters; c++) {
         if (!qdev_realize(DEVICE(&s->cluster[c]), NULL, errp)) {
             return false;
         }
@@ -250,7 +253,7 @@ static void rcar_gen3_map_gic_aliases(RCarGen3State *s, int region,
 
 static bool rcar_gen3_realize_gic(RCarGen3State *s, Error **errp)
 {
-    SysBusDevice *gic = SYS_BUS_DEVICE(&s->gic);
+    SysBusDevice *gic;
     unsigned n = s->num_cpus;
     /* PPI numbers of the per-CPU timer outputs, in GTIMER_* order */
     static const int timer_ppi[] = {
@@ -261,6 +264,7 @@ static bool rcar_gen3_realize_gic(RCarGen3State *s, Error **errp)
     };
 
     object_initialize_child(OBJECT(s), "gic", &s->gic, TYPE_ARM_GIC);
+    gic = SYS_BUS_DEVICE(&s->gic);
     qdev_prop_set_uint32(DEVICE(gic), "num-irq", RCAR_GEN3_NUM_SPIS + 32);
     qdev_prop_set_uint32(DEVICE(gic), "revision", 2);
     qdev_prop_set_uint32(DEVICE(gic), "num-cpu", n);

@@ -17,6 +17,7 @@
 
 #include "qemu/osdep.h"
 #include "hw/misc/rcar_prr.h"
+#include "qapi/error.h"
 #include "hw/qdev-properties.h"
 #include "hw/registerfields.h"
 #include "qemu/log.h"

@@ -309,19 +309,49 @@ static void test_unimplemented_reads_zero(void)
 static void test_ram_layout(void)
 {
     QTestState *qts = qtest_init("-M r8a77951-salvator-xs -smp 1 -m 2G");
+    /*
+     * salvator-xs.dts: 896 MiB at 0x48000000, then 1 GiB banks at
+     * 0x5_0000_0000 and 0x6_0000_0000: 2 GiB ends 128 MiB into the third.
+     */
+    static const uint64_t ram_words[] = {
+        0x48000000, 0x48000000ULL + 0x38000000 - 4,
+        0x500000000ULL, 0x500000000ULL + 0x40000000 - 4,
+        0x600000000ULL, 0x600000000ULL + 0x08000000 - 4,
+    };
 
-    /* Bank 0 at 0x48000000 holds 896 MiB; the rest goes to 0x5_0000_0000 */
-    qtest_writel(qts, 0x48000000, 0xcafe0001);
-    qtest_writel(qts, 0x48000000 + 0x38000000 - 4, 0xcafe0002);
-    qtest_writel(qts, 0x500000000ULL, 0xcafe0003);
-    qtest_writel(qts, 0x500000000ULL + 0x48000000 - 4, 0xcafe0004);
-    g_assert_cmphex(qtest_readl(qts, 0x48000000), ==, 0xcafe0001);
-    g_assert_cmphex(qtest_readl(qts, 0x48000000 + 0x38000000 - 4), ==,
-                    0xcafe0002);
-    g_assert_cmphex(qtest_readl(qts, 0x500000000ULL), ==, 0xcafe0003);
-    g_assert_cmphex(qtest_readl(qts, 0x500000000ULL + 0x48000000 - 4), ==,
-                    0xcafe0004);
+    for (int i = 0; i < ARRAY_SIZE(ram_words); i++) {
+        qtest_writel(qts, ram_words[i], 0xcafe0000 + i);
+    }
+    for (int i = 0; i < ARRAY_SIZE(ram_words); i++) {
+        g_assert_cmphex(qtest_readl(qts, ram_words[i]), ==, 0xcafe0000 + i);
+    }
+    /* Past the end of RAM there is nothing to keep the data */
+    qtest_writel(qts, 0x600000000ULL + 0x08000000, 0xcafe00ff);
+    g_assert_cmphex(qtest_readl(qts, 0x600000000ULL + 0x08000000), ==, 0);
     qtest_quit(qts);
+}
+
+/* Run QEMU with @args until it exits; returns its exit status */
+static int run_qemu_to_exit(const char *args, char **err)
+{
+    g_autofree char *cmd = g_strdup_printf(
+        "timeout 30 %s -display none -S -accel qtest %s",
+        g_getenv("QTEST_QEMU_BINARY"), args);
+    g_autoptr(GError) error = NULL;
+    int status;
+
+    g_assert_true(g_spawn_command_line_sync(cmd, NULL, err, &status, &error));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_ram_too_big(void)
+{
+    g_autofree char *err = NULL;
+
+    /* 896 MiB + 3 GiB is all the board has: one clear error, exit 1 */
+    g_assert_cmpint(run_qemu_to_exit("-M r8a77951-salvator-xs -m 4G", &err),
+                    ==, 1);
+    g_assert_nonnull(strstr(err, "is more than the 3968 MiB"));
 }
 
 int main(int argc, char **argv)
@@ -343,6 +373,7 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-gen3/memmap/unimplemented-raz",
                    test_unimplemented_reads_zero);
     qtest_add_func("/rcar-gen3/memmap/ram-layout", test_ram_layout);
+    qtest_add_func("/rcar-gen3/memmap/ram-too-big", test_ram_too_big);
 
     return g_test_run();
 }

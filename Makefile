@@ -1,0 +1,43 @@
+# R-Car Gen3 emulation for QEMU: the front door.
+#
+#   make run      set up everything, boot the emulated Salvator-XS (R-Car H3)
+#                 to a shell on the console
+#   make check    set up everything, run every test (style, qtests, boot tests)
+#
+# Everything lands in build/.  QEMU_SRC=/path/to/qemu builds against a QEMU
+# checkout of your own instead of Debian's source package.
+
+SHELL := /bin/bash
+PAGE_SIZE ?= 4k
+
+.PHONY: all deps qemu guest kernel initramfs run shell check export-patches clean
+
+all: qemu guest
+
+deps:
+	@scripts/deps.sh
+
+qemu: deps
+	@scripts/build-qemu.sh >/dev/null
+
+kernel: deps
+	@PAGE_SIZE=$(PAGE_SIZE) tests/guest/build-kernel.sh >/dev/null
+
+initramfs: kernel
+	@tests/guest/build-initramfs.sh >/dev/null
+
+guest: kernel initramfs
+
+run: qemu guest
+	@scripts/run.sh
+
+shell: run
+
+check: qemu guest
+	@scripts/check.sh
+
+export-patches: deps
+	@scripts/export-patches.sh
+
+clean:
+	rm -rf build/qemu-build build/qemu-src build/patches

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Run every test of the project against the built QEMU and guest:
+#   1. QEMU's checkpatch.pl on our C files and patches;
+#   2. the qtests (register level);
+#   3. the functional boot tests.
+# Each suite's TAP output is counted; the last line is "N passed, N failed".
+. "$(dirname "$0")/common.sh"
+
+QEMU_TREE=$BUILD/qemu-src
+QEMU_BUILD=$BUILD/qemu-build
+QEMU=$QEMU_BUILD/qemu-system-aarch64
+LOGDIR=$BUILD/test-logs
+mkdir -p "$LOGDIR"
+
+passed=0 failed=0 skipped=0
+failures=()
+
+# Count the TAP lines of one suite's output file.
+count_tap() {
+    local suite=$1 file=$2 p f s
+    p=$(grep -Ec '^ok [0-9]+' "$file" || true)
+    s=$(grep -Eic '^ok [0-9]+.*# skip' "$file" || true)
+    f=$(grep -Ec '^not ok [0-9]+' "$file" || true)
+    passed=$((passed + p - s)); skipped=$((skipped + s)); failed=$((failed + f))
+    grep -E '^not ok [0-9]+' "$file" | sed "s/^/  $suite: /" || true
+    if [ "$f" -gt 0 ]; then failures+=("$suite"); fi
+}
+
+# A suite that produced no TAP at all (crashed before its plan) fails.
+run_suite() {
+    local suite=$1; shift
+    local log=$LOGDIR/$suite.tap rc=0
+    log "$suite"
+    "$@" > "$log" 2> "$LOGDIR/$suite.err" || rc=$?
+    count_tap "$suite" "$log"
+    if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok' "$log"; then
+        echo "  $suite: exited with $rc and no failing test case (see $LOGDIR/$suite.err)"
+        failed=$((failed + 1)); failures+=("$suite")
+    fi
+    if ! grep -Eq '^(not )?ok [0-9]+' "$log"; then
+        echo "  $suite: ran no test"
+        failed=$((failed + 1)); failures+=("$suite")
+    fi
+}
+
+# 1. Style: QEMU's checkpatch on every C file and patch of ours.
+checkpatch_tap() {
+    local n=0 f
+    for f in $(cd "$TOP" && git ls-files '*.c' '*.h') "$TOP"/patches/qemu/*.patch; do
+        n=$((n + 1))
+        case $f in
+            *.patch) args=("$f") ;;
+            *) args=(--no-tree -f "$TOP/$f") ;;
+        esac
+        if out=$(cd "$QEMU_TREE" && perl scripts/checkpatch.pl --terse "${args[@]}" 2>&1); then
+            echo "ok $n checkpatch $(basename "$f")"
+        else
+            echo "not ok $n checkpatch $(basename "$f")"
+            echo "$out" | grep -E 'ERROR|WARNING' | sed 's/^/# /'
+        fi
+    done
+    echo "1..$n"
+}
+run_suite checkpatch checkpatch_tap
+
+# 2. qtests: every one of ours, and QEMU's own SD tests.
+for t in "$QEMU_BUILD"/tests/qtest/{rcar,renesas}*-test "$QEMU_BUILD"/tests/qtest/sdhci-test; do
+    [ -x "$t" ] || continue
+    run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" \
+        G_TEST_DBUS_DAEMON=/bin/true "$t" --tap -k
+done
+
+# 3. Functional boot tests, in QEMU's functional-test framework.
+for t in "$QEMU_TREE"/tests/functional/test_aarch64_rcar*.py; do
+    [ -f "$t" ] || continue
+    run_suite "functional-$(basename "$t" .py)" env \
+        QEMU_TEST_QEMU_BINARY="$QEMU" QEMU_BUILD_ROOT="$QEMU_BUILD" \
+        PYTHONPATH="$QEMU_TREE/python:$QEMU_TREE/tests/functional" \
+        RCAR_GUEST_DIR="$BUILD/guest" RCAR_REQUIRE_GUEST=1 \
+        /usr/bin/python3 "$t"
+done
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "failed suites: ${failures[*]} (logs in $LOGDIR)"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Turn all of our work into a `git format-patch` series against the
+# pristine QEMU source (Debian's, or $QEMU_SRC): each patch of
+# patches/qemu/series is applied with `git am` and the new files that
+# patches/qemu/series assigns to it are added to the same commit.
+# The series lands in build/patches/series/.
+. "$(dirname "$0")/common.sh"
+
+"$TOP/scripts/qemu-tree.sh" >/dev/null
+PRISTINE=$(cat "$BUILD/qemu-src/.rcar-pristine")
+work=$BUILD/patches/qemu
+out=$BUILD/patches/series
+series=$TOP/patches/qemu/series
+
+log "importing the pristine QEMU source into a scratch git repository"
+rm -rf "$work" "$out"; mkdir -p "$work" "$out"
+rsync -a --exclude=.git --exclude=/build --exclude=.rcar-unpacked "$PRISTINE"/ "$work"/
+git -C "$work" init -q
+git -C "$work" add -A
+git -C "$work" -c user.name=pristine -c user.email=pristine@localhost \
+    commit -q -m "pristine $(basename "$PRISTINE")"
+base=$(git -C "$work" rev-parse HEAD)
+
+assigned=()
+while IFS= read -r line; do
+    case $line in ''|'#'*) continue ;; esac
+    patch=${line%%:*}
+    read -r -a files <<< "${line#*:}"
+    [ -f "$TOP/patches/qemu/$patch" ] || die "series names a missing patch: $patch"
+    git -C "$work" am -q --committer-date-is-author-date "$TOP/patches/qemu/$patch" ||
+        die "$patch does not apply to $PRISTINE"
+    for f in "${files[@]}"; do
+        [ -f "$TOP/$f" ] || die "series names a missing file: $f"
+        mkdir -p "$work/$(dirname "$f")"
+        cp "$TOP/$f" "$work/$f"
+        git -C "$work" add "$f"
+        assigned+=("$f")
+    done
+    git -C "$work" commit -q --amend --no-edit
+done < "$series"
+
+# Every new file of ours must be part of some patch.
+for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs); do
+    printf '%s\n' "${assigned[@]}" | grep -qx "$f" ||
+        die "$f is not assigned to a patch in patches/qemu/series"
+done
+
+git -C "$work" format-patch -q --cover-letter --zero-commit -o "$out" "$base"
+log "$(ls "$out" | wc -l) files in $out"
+ls "$out"
