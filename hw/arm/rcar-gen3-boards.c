@@ -108,9 +108,9 @@ static void fdt_add_cpus(RCarGen3MachineState *m, void *fdt)
         uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
         g_autofree char *node = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
         const char *type = sc->cluster_cpu_type[cluster];
-        g_autofree char *compat = g_strdup_printf("arm,%.*s",
-                                  (int)(strlen(type) - strlen("-" TYPE_ARM_CPU)),
-                                  type);
+        /* "cortex-a57-arm-cpu" is "arm,cortex-a57" in the device tree */
+        int model_len = strlen(type) - strlen("-" TYPE_ARM_CPU);
+        g_autofree char *compat = g_strdup_printf("arm,%.*s", model_len, type);
 
         qemu_fdt_add_subnode(fdt, node);
         qemu_fdt_setprop_string(fdt, node, "device_type", "cpu");
@@ -128,9 +128,9 @@ static void fdt_add_cpus(RCarGen3MachineState *m, void *fdt)
         unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
         uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
         g_autofree char *cpu = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
-        g_autofree char *node = g_strdup_printf("/cpus/cpu-map/cluster%u/core%u",
-                                                cluster,
-                                                (unsigned)(mpidr & 0xff));
+        unsigned core = mpidr & 0xff;
+        g_autofree char *node = g_strdup_printf(
+            "/cpus/cpu-map/cluster%u/core%u", cluster, core);
 
         qemu_fdt_add_path(fdt, node);
         qemu_fdt_setprop_phandle(fdt, node, "cpu", cpu);

@@ -310,7 +310,7 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
     sysbus_mmio_map(SYS_BUS_DEVICE(scif), 0,
                     rcar_gen3_memmap[RCAR_GEN3_DEV_SCIF2]);
 
-    /* One SPI per SCIF: Linux demultiplexes it (sh-sci.c sci_mpxed_interrupt) */
+    /* One SPI per SCIF, demultiplexed by sh-sci.c sci_mpxed_interrupt() */
     qdev_prop_set_uint16(or, "num-lines", ARRAY_SIZE(lines));
     if (!qdev_realize(or, NULL, errp)) {
         return false;

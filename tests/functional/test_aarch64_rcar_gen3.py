@@ -25,7 +25,7 @@ class RCarGen3Machine(LinuxKernelTest):
         guest = os.getenv('RCAR_GUEST_DIR')
         kernel = os.path.join(guest or '', 'Image-4k')
         initrd = os.path.join(guest or '', 'rootfs.cpio.gz')
-        if not guest or not os.path.exists(kernel) or not os.path.exists(initrd):
+        if not (guest and os.path.exists(kernel) and os.path.exists(initrd)):
             if os.getenv('RCAR_REQUIRE_GUEST'):
                 self.fail('RCAR_GUEST_DIR does not hold Image-4k and '
                           'rootfs.cpio.gz')
@@ -41,13 +41,15 @@ class RCarGen3Machine(LinuxKernelTest):
                          '-append', self.KERNEL_COMMAND_LINE)
         self.launch_kernel(kernel, initrd=initrd)
         # The first line of the console comes from earlycon
-        self.wait_for_console_pattern('earlycon: scif0 at MMIO 0x00000000e6e88000')
+        self.wait_for_console_pattern(
+            'earlycon: scif0 at MMIO 0x00000000e6e88000')
 
     def run_in_guest(self, command, expect):
         exec_command_and_wait_for_pattern(self, command, expect)
 
     def power_off(self):
-        exec_command_and_wait_for_pattern(self, 'poweroff -f', 'reboot: Power down')
+        exec_command_and_wait_for_pattern(self, 'poweroff -f',
+                                          'reboot: Power down')
         self.vm.wait()
         self.assertEqual(self.vm.exitcode(), 0)
 
@@ -55,7 +57,8 @@ class RCarGen3Machine(LinuxKernelTest):
         self.boot(2)
         self.wait_for_console_pattern(
             'Detected Renesas R-Car Gen3 r8a7795 ES3.0')
-        self.wait_for_console_pattern('e6e88000.serial: ttySC0 at MMIO 0xe6e88000')
+        self.wait_for_console_pattern(
+            'e6e88000.serial: ttySC0 at MMIO 0xe6e88000')
         self.wait_for_console_pattern('RCAR-INIT: up, 2 CPUs online')
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
         # A command in the guest, and its output read back
@@ -78,8 +81,8 @@ class RCarGen3Machine(LinuxKernelTest):
                           ' a53=$(grep -c "CPU part.*0xd03" /proc/cpuinfo)',
                           'a57=4 a53=4')
         # The A53s are the second cluster: MPIDR 0x100..0x103
-        self.run_in_guest('echo pkg=$(cat /sys/devices/system/cpu/cpu7/topology/'
-                          'cluster_id)', 'pkg=1')
+        self.run_in_guest('echo cluster=$(cat /sys/devices/system/cpu/cpu7/'
+                          'topology/cluster_id)', 'cluster=1')
         self.power_off()
 
     def test_boot_prr_es2(self):
