@@ -6,6 +6,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 APT_PRIVATE=$BUILD/apt
+# Downloads and built kernels that a fresh clone may reuse (never required)
+CACHE=${RCAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rcar-gen3-qemu}
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

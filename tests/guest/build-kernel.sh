@@ -20,14 +20,12 @@ esac
 CROSS=aarch64-linux-gnu-
 JOBS=${JOBS:-$(nproc)}
 
+# Unpack linux-source-6.12 once into $LINUX.
 unpack_source() {
     local deb tarball
+    [ -f "$LINUX/.unpacked" ] && return
     deb=$(fetch_debs linux-source-6.12)
-    local ver
-    ver=$(dpkg-deb -f "$deb" Version)
-    LINUX=$GUEST/linux-$ver
-    if [ -f "$LINUX/.unpacked" ]; then return; fi
-    log "unpacking linux-source-6.12 $ver (1.7 GB, once)"
+    log "unpacking $(basename "$deb") (1.7 GB, once)"
     rm -rf "$GUEST/linux-deb" "$LINUX"
     dpkg-deb -x "$deb" "$GUEST/linux-deb"
     tarball=$(ls "$GUEST"/linux-deb/usr/src/linux-source-6.12*.tar.* | head -n1)
@@ -37,26 +35,41 @@ unpack_source() {
     touch "$LINUX/.unpacked"
 }
 
-unpack_source
-fragment=$GUEST/kernel-$PAGE_SIZE.config
-{ cat "$GUEST_SRC/kernel.config"; echo "$page_cfg=y"; } > "$fragment.new"
-key=$( { basename "$LINUX"; cat "$fragment.new"; ${CROSS}gcc --version | head -n1; } |
-       sha256sum | cut -c1-12)
-out=$GUEST/kernel-$PAGE_SIZE-$key
-mv "$fragment.new" "$fragment"
+kmake() {
+    local cc=${CROSS}gcc
+    command -v ccache >/dev/null && cc="ccache $cc"
+    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS CC="$cc" "$@"
+}
 
-if [ ! -f "$out/arch/arm64/boot/Image" ]; then
+ver=$(deb_version linux-source-6.12)
+[ -n "$ver" ] || die "Debian 13 has no linux-source-6.12"
+LINUX=$GUEST/linux-$ver
+mkdir -p "$GUEST"
+fragment=$GUEST/kernel-$PAGE_SIZE.config
+{ cat "$GUEST_SRC/kernel.config"; echo "$page_cfg=y"; } > "$fragment"
+key=$( { echo "linux-source-6.12 $ver"; cat "$fragment"; ${CROSS}gcc --version | head -n1; } |
+       sha256sum | cut -c1-12)
+cached=$CACHE/kernels/Image-$PAGE_SIZE-$key
+out=$GUEST/kernel-$PAGE_SIZE-$key
+
+if [ ! -f "$cached" ]; then
+    unpack_source
     log "building the $PAGE_SIZE-page test kernel in $out (a few minutes)"
     mkdir -p "$out"
-    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS allnoconfig
+    kmake allnoconfig
     (cd "$LINUX" && ARCH=arm64 CROSS_COMPILE=$CROSS \
         scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$fragment" >/dev/null)
-    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS olddefconfig
+    kmake olddefconfig
     # Every symbol of the fragment must have survived the merge.
     missing=$(grep -E '^CONFIG_' "$fragment" | while read -r line; do
         grep -qx "$line" "$out/.config" || echo "$line"; done)
     [ -z "$missing" ] || die "kernel config lost: $missing"
-    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS -j"$JOBS" Image
+    kmake -j"$JOBS" Image
+    mkdir -p "$CACHE/kernels"
+    cp "$out/.config" "$cached.config"
+    cp "$out/arch/arm64/boot/Image" "$cached.tmp"
+    mv "$cached.tmp" "$cached"
 fi
-ln -sf "$out/arch/arm64/boot/Image" "$GUEST/Image-$PAGE_SIZE"
+ln -sf "$cached" "$GUEST/Image-$PAGE_SIZE"
+cp "$cached.config" "$GUEST/config-$PAGE_SIZE"
 echo "$GUEST/Image-$PAGE_SIZE"

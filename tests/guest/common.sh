@@ -4,18 +4,29 @@
 GUEST=$BUILD/guest
 GUEST_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# Download Debian 13 packages (any architecture) into $GUEST/debs.
-# Prints the path of each .deb.
-fetch_debs() {
+DEBS=$CACHE/debs
+
+# The version of Debian 13 package $1 that apt would download now.
+deb_version() {
     apt_private_update trixie
-    mkdir -p "$GUEST/debs"
-    local p f
+    apt_private trixie apt-cache show "$1/trixie" 2>/dev/null |
+        sed -n 's/^Version: //p' | head -n1
+}
+
+# Download Debian 13 packages (name or name:arch) into the cache, unless
+# the current version is there already.  Prints the path of each .deb.
+fetch_debs() {
+    local p name arch ver f
+    mkdir -p "$DEBS"
     for p in "$@"; do
-        f=$(ls "$GUEST/debs/${p%%:*}"_*"${p#*:}".deb 2>/dev/null | head -n1 || true)
+        name=${p%%:*}; arch=${p#*:}; [ "$arch" != "$p" ] || arch=
+        ver=$(deb_version "$p")
+        [ -n "$ver" ] || die "Debian 13 has no package $p"
+        f=$(ls "$DEBS/${name}_${ver//:/%3a}_"${arch:-*}.deb 2>/dev/null | head -n1 || true)
         if [ -z "$f" ]; then
-            log "downloading $p (Debian 13)"
-            (cd "$GUEST/debs" && apt_private trixie apt-get -q download "$p/trixie" >&2)
-            f=$(ls "$GUEST/debs/${p%%:*}"_*.deb | head -n1)
+            log "downloading $p $ver (Debian 13)"
+            (cd "$DEBS" && apt_private trixie apt-get -q download "$p=$ver" >&2)
+            f=$(ls "$DEBS/${name}_${ver//:/%3a}_"${arch:-*}.deb | head -n1)
         fi
         echo "$f"
     done
