@@ -4,9 +4,7 @@
 # picks it up by itself).
 . "$(dirname "$0")/common.sh"
 
-QEMU_TREE=$("$TOP/scripts/qemu-tree.sh")
-QEMU_BUILD=${QEMU_BUILD:-$BUILD/qemu-build}
-if [ -n "${QEMU_SRC:-}" ]; then QEMU_BUILD=${QEMU_BUILD%-build}-build-user; fi
+"$TOP/scripts/qemu-tree.sh" >/dev/null
 
 if [ ! -f "$QEMU_BUILD/build.ninja" ]; then
     log "configuring QEMU (aarch64-softmmu only) in $QEMU_BUILD"

@@ -6,9 +6,7 @@
 # Each suite's TAP output is counted; the last line is "N passed, N failed".
 . "$(dirname "$0")/common.sh"
 
-QEMU_TREE=$BUILD/qemu-src
-QEMU_BUILD=$BUILD/qemu-build
-QEMU=$QEMU_BUILD/qemu-system-aarch64
+[ -x "$QEMU" ] || die "build QEMU first: make qemu"
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
 

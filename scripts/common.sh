@@ -6,6 +6,16 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 APT_PRIVATE=$BUILD/apt
+# The QEMU tree we build and its build directory: Debian's source, or a
+# copy of the user's own checkout when QEMU_SRC is set.
+if [ -n "${QEMU_SRC:-}" ]; then
+    QEMU_TREE=$BUILD/qemu-src-user
+    QEMU_BUILD=$BUILD/qemu-build-user
+else
+    QEMU_TREE=$BUILD/qemu-src
+    QEMU_BUILD=$BUILD/qemu-build
+fi
+QEMU=$QEMU_BUILD/qemu-system-aarch64
 # Downloads and built kernels that a fresh clone may reuse (never required)
 CACHE=${RCAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rcar-gen3-qemu}
 

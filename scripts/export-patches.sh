@@ -7,7 +7,7 @@
 . "$(dirname "$0")/common.sh"
 
 "$TOP/scripts/qemu-tree.sh" >/dev/null
-PRISTINE=$(cat "$BUILD/qemu-src/.rcar-pristine")
+PRISTINE=$(cat "$QEMU_TREE/.rcar-pristine")
 work=$BUILD/patches/qemu
 out=$BUILD/patches/series
 series=$TOP/patches/qemu/series

@@ -14,7 +14,7 @@ id=(-c user.name="R-Car Gen3 QEMU" -c user.email="rcar-gen3@localhost")
 case ${1:-} in
 init)
     "$TOP/scripts/qemu-tree.sh" >/dev/null
-    PRISTINE=$(cat "$BUILD/qemu-src/.rcar-pristine")
+    PRISTINE=$(cat "$QEMU_TREE/.rcar-pristine")
     rm -rf "$repo"; mkdir -p "$repo"
     rsync -a --exclude=.git --exclude=/build --exclude=.rcar-unpacked "$PRISTINE"/ "$repo"/
     git -C "$repo" init -q

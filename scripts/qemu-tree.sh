@@ -72,7 +72,6 @@ if [ -n "${QEMU_SRC:-}" ]; then
 else
     PRISTINE=$(fetch_debian_qemu)
 fi
-QEMU_TREE=${QEMU_TREE:-$BUILD/qemu-src}
 
 if [ ! -f "$QEMU_TREE/.rcar-pristine" ] || [ "$(cat "$QEMU_TREE/.rcar-pristine")" != "$PRISTINE" ]; then
     log "working copy of $PRISTINE in $QEMU_TREE"

@@ -4,7 +4,6 @@
 # `poweroff -f` in the guest, or Ctrl-A X.
 . "$(dirname "$0")/common.sh"
 
-QEMU=$BUILD/qemu-build/qemu-system-aarch64
 GUEST=$BUILD/guest
 PAGE_SIZE=${PAGE_SIZE:-4k}
 [ -x "$QEMU" ] || die "build QEMU first: make qemu"

@@ -22,6 +22,8 @@
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
 #include "hw/qdev-properties.h"
+#include "system/block-backend.h"
+#include "system/blockdev.h"
 #include "system/device_tree.h"
 #include "system/qtest.h"
 #include <libfdt.h>
@@ -39,6 +41,10 @@ struct RCarGen3MachineClass {
     const char *model;
     /* Frequency of the SCIF functional clock (S3D4) on this board */
     uint32_t scif_fck_hz;
+    /* The SDHI wired to the on-board eMMC; the others are SD slots */
+    unsigned emmc_sdhi;
+    /* SDHI channels the board uses (enabled in the device tree) */
+    uint32_t sdhi_used;
 };
 
 struct RCarGen3MachineState {
@@ -186,15 +192,79 @@ static uint32_t fdt_add_gic(RCarGen3MachineState *m, void *fdt)
     return phandle;
 }
 
+static uint32_t fdt_add_fixed_regulator(void *fdt, const char *name,
+                                        uint32_t microvolt)
+{
+    g_autofree char *node = g_strdup_printf("/regulator-%s", name);
+    g_autofree char *rname = g_strdup_printf("fixed-%s", name);
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop_string(fdt, node, "compatible", "regulator-fixed");
+    qemu_fdt_setprop_string(fdt, node, "regulator-name", rname);
+    qemu_fdt_setprop_cell(fdt, node, "regulator-min-microvolt", microvolt);
+    qemu_fdt_setprop_cell(fdt, node, "regulator-max-microvolt", microvolt);
+    qemu_fdt_setprop(fdt, node, "regulator-boot-on", NULL, 0);
+    qemu_fdt_setprop(fdt, node, "regulator-always-on", NULL, 0);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+    return phandle;
+}
+
+static char *sdhi_node_path(unsigned n)
+{
+    return g_strdup_printf("/soc/mmc@%" HWADDR_PRIx,
+                           rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + n]);
+}
+
+/*
+ * The SDHI nodes of r8a77951.dtsi with the board's settings.  The node
+ * name is ABI: the IPMMU allow list matches "ee100000.mmc" and friends.
+ * Fixed clock and regulator stand in for the CPG and the board's GPIO
+ * regulators; no cd-gpios, so card detect is native (SD_INFO1).
+ */
+static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
+                         uint32_t clk, uint32_t vmmc)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    g_autofree char *node = sdhi_node_path(n);
+    g_autofree char *compat = g_strdup_printf("renesas,sdhi-%s", sc->dt_name);
+    bool emmc = n == mc->emmc_sdhi;
+
+    qemu_fdt_add_subnode(fdt, node);
+    fdt_setprop_strings(fdt, node, "compatible", compat,
+                        "renesas,rcar-gen3-sdhi", NULL);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg",
+                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + n],
+                                 2, RENESAS_SDHI_MMIO_SIZE);
+    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_SPI,
+                           RCAR_GEN3_SPI_SDHI0 + n, IRQ_TYPE_LEVEL_HIGH);
+    qemu_fdt_setprop_cell(fdt, node, "clocks", clk);
+    qemu_fdt_setprop_string(fdt, node, "clock-names", "core");
+    qemu_fdt_setprop_cell(fdt, node, "max-frequency", 200000000);
+    qemu_fdt_setprop_cell(fdt, node, "vmmc-supply", vmmc);
+    qemu_fdt_setprop_cell(fdt, node, "bus-width", emmc ? 8 : 4);
+    if (emmc) {
+        qemu_fdt_setprop(fdt, node, "non-removable", NULL, 0);
+        qemu_fdt_setprop(fdt, node, "no-sd", NULL, 0);
+        qemu_fdt_setprop(fdt, node, "no-sdio", NULL, 0);
+    }
+    if (!(mc->sdhi_used & BIT(n))) {
+        qemu_fdt_setprop_string(fdt, node, "status", "disabled");
+    }
+}
+
 static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
     g_autofree char *scif_compat = NULL;
     const char *scif = "/soc/serial@e6e88000";
-    uint32_t scif_fck, gic;
+    uint32_t scif_fck, sdhi_clk, vmmc, gic;
 
     scif_fck = fdt_add_fixed_clock(fdt, "clock-scif", mc->scif_fck_hz);
+    sdhi_clk = fdt_add_fixed_clock(fdt, "clock-sdhi", 200000000);
+    vmmc = fdt_add_fixed_regulator(fdt, "3p3v", 3300000);
 
     qemu_fdt_add_subnode(fdt, "/soc");
     qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
@@ -223,6 +293,30 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
                            RCAR_GEN3_SPI_SCIF2, IRQ_TYPE_LEVEL_HIGH);
     qemu_fdt_setprop_cell(fdt, scif, "clocks", scif_fck);
     qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
+
+    for (int n = RCAR_GEN3_NUM_SDHI - 1; n >= 0; n--) {
+        fdt_add_sdhi(m, fdt, n, sdhi_clk, vmmc);
+    }
+}
+
+/* mmc0 is the eMMC, then the SD slots in channel order (salvator-common) */
+static void fdt_add_mmc_aliases(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    unsigned alias = 0;
+    g_autofree char *emmc = sdhi_node_path(mc->emmc_sdhi);
+
+    qemu_fdt_setprop_string(fdt, "/aliases", "mmc0", emmc);
+    for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
+        g_autofree char *name = g_strdup_printf("mmc%u", ++alias);
+        g_autofree char *node = sdhi_node_path(n);
+
+        if (n == mc->emmc_sdhi || !(mc->sdhi_used & BIT(n))) {
+            alias--;
+            continue;
+        }
+        qemu_fdt_setprop_string(fdt, "/aliases", name, node);
+    }
 }
 
 static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
@@ -271,6 +365,40 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     qemu_fdt_add_subnode(fdt, "/aliases");
     qemu_fdt_setprop_string(fdt, "/aliases", "serial0",
                             "/soc/serial@e6e88000");
+    fdt_add_mmc_aliases(m, fdt);
+}
+
+/*
+ * -drive if=sd,index=N goes to SDHI N: an eMMC on the board's eMMC
+ * channel, an SD card elsewhere.  -device sd-card,bus=sdhiN.sd-bus
+ * works too.
+ */
+static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+
+    for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
+        DriveInfo *di = drive_get(IF_SD, 0, n);
+        g_autofree char *bus_name = g_strdup_printf("sdhi%u.sd-bus", n);
+        DeviceState *card;
+
+        if (!di) {
+            continue;
+        }
+        card = qdev_new(n == mc->emmc_sdhi ? TYPE_EMMC : TYPE_SD_CARD);
+        qdev_prop_set_drive_err(card, "drive", blk_by_legacy_dinfo(di),
+                                &error_fatal);
+        qdev_realize_and_unref(card,
+                               qdev_get_child_bus(DEVICE(&m->soc->sdhi[n]),
+                                                  bus_name),
+                               &error_fatal);
+    }
+    if (drive_get(IF_SD, 0, RCAR_GEN3_NUM_SDHI)) {
+        error_report("%s has %u SD/MMC hosts: -drive if=sd,index=%u has "
+                     "nowhere to go", MACHINE_GET_CLASS(m)->name,
+                     RCAR_GEN3_NUM_SDHI, RCAR_GEN3_NUM_SDHI);
+        exit(1);
+    }
 }
 
 static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
@@ -320,6 +448,7 @@ static void rcar_gen3_board_init(MachineState *ms)
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
     }
     sysbus_realize_and_unref(SYS_BUS_DEVICE(m->soc), &error_fatal);
+    rcar_gen3_attach_cards(m);
 
     rcar_gen3_create_fdt(m);
 
@@ -381,6 +510,9 @@ static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
     rmc->model = "Renesas Salvator-X 2nd version board based on r8a77951";
     /* S3D4 = EXTAL 16.64 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
     rmc->scif_fck_hz = 66560000;
+    /* salvator-common.dtsi: SD slots on SDHI0 and SDHI3, eMMC on SDHI2 */
+    rmc->emmc_sdhi = 2;
+    rmc->sdhi_used = BIT(0) | BIT(2) | BIT(3);
 }
 
 static const TypeInfo rcar_gen3_machine_types[] = {

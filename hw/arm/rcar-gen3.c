@@ -35,6 +35,10 @@ const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS] = {
     [RCAR_GEN3_DEV_PRR]        = 0xfff00044,
     [RCAR_GEN3_DEV_RST]        = 0xe6160000,
     [RCAR_GEN3_DEV_SCIF2]      = 0xe6e88000,
+    [RCAR_GEN3_DEV_SDHI0]      = 0xee100000,
+    [RCAR_GEN3_DEV_SDHI1]      = 0xee120000,
+    [RCAR_GEN3_DEV_SDHI2]      = 0xee140000,
+    [RCAR_GEN3_DEV_SDHI3]      = 0xee160000,
     [RCAR_GEN3_DEV_DRAM0]      = 0x48000000,
 };
 
@@ -90,10 +94,6 @@ static const RCarGen3Window r8a77951_unimp[] = {
     { "rcar-gen3.sys-dmac2", 0xe7310000, 0x10000 },
     { "rcar-gen3.ipmmu-ds1", 0xe7740000, 0x1000 },
     { "rcar-gen3.ipmmu-mp0", 0xec670000, 0x1000 },
-    { "rcar-gen3.sdhi0",     0xee100000, 0x2000 },
-    { "rcar-gen3.sdhi1",     0xee120000, 0x2000 },
-    { "rcar-gen3.sdhi2",     0xee140000, 0x2000 },
-    { "rcar-gen3.sdhi3",     0xee160000, 0x2000 },
     { "rcar-gen3.rpc",       0xee200000, 0x200 },
     { "rcar-gen3.ipmmu-pv0", 0xfd800000, 0x1000 },
     { "rcar-gen3.ipmmu-pv1", 0xfd950000, 0x1000 },
@@ -323,6 +323,23 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
     return true;
 }
 
+static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
+{
+    for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
+        SysBusDevice *sdhi = SYS_BUS_DEVICE(&s->sdhi[i]);
+
+        /* Straight to memory until the IPMMU sits in between */
+        object_property_set_link(OBJECT(sdhi), "dma-memory",
+                                 OBJECT(get_system_memory()), &error_abort);
+        if (!sysbus_realize(sdhi, errp)) {
+            return false;
+        }
+        sysbus_mmio_map(sdhi, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + i]);
+        sysbus_connect_irq(sdhi, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_SDHI0 + i));
+    }
+    return true;
+}
+
 static bool rcar_gen3_map_ram(RCarGen3State *s, Error **errp)
 {
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
@@ -360,6 +377,12 @@ static void rcar_gen3_init(Object *obj)
     object_initialize_child(obj, "rst", &s->rst, TYPE_RCAR_RST);
     object_initialize_child(obj, "scif2", &s->scif2, TYPE_SH_SERIAL);
     object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
+    for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
+        g_autofree char *name = g_strdup_printf("sdhi%u", i);
+
+        /* The child name makes the SD bus "sdhi<i>.sd-bus" */
+        object_initialize_child(obj, name, &s->sdhi[i], TYPE_RENESAS_SDHI);
+    }
 
     s->prr_cut = sc->prr_cut;
     s->cntfrq = sc->cntfrq;
@@ -391,7 +414,8 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
     sysbus_mmio_map(SYS_BUS_DEVICE(&s->rst), 0,
                     rcar_gen3_memmap[RCAR_GEN3_DEV_RST]);
 
-    if (!rcar_gen3_realize_scif2(s, errp)) {
+    if (!rcar_gen3_realize_scif2(s, errp) ||
+        !rcar_gen3_realize_sdhi(s, errp)) {
         return;
     }
 

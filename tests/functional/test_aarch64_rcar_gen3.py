@@ -32,12 +32,12 @@ class RCarGen3Machine(LinuxKernelTest):
             self.skipTest('set RCAR_GUEST_DIR to the R-Car test guest')
         return kernel, initrd
 
-    def boot(self, smp, machine_opts=''):
+    def boot(self, smp, machine_opts='', mem='1G'):
         kernel, initrd = self.guest_files()
         self.set_machine('r8a77951-salvator-xs')
         if machine_opts:
             self.vm.add_args('-M', 'r8a77951-salvator-xs,' + machine_opts)
-        self.vm.add_args('-smp', str(smp), '-m', '1G',
+        self.vm.add_args('-smp', str(smp), '-m', mem,
                          '-append', self.KERNEL_COMMAND_LINE)
         self.launch_kernel(kernel, initrd=initrd)
         # The first line of the console comes from earlycon
@@ -72,7 +72,8 @@ class RCarGen3Machine(LinuxKernelTest):
         self.power_off()
 
     def test_boot_smp8(self):
-        self.boot(8)
+        # All the RAM the board has: 896 MiB low, then three 1 GiB banks
+        self.boot(8, mem='3968M')
         self.wait_for_console_pattern('smp: Brought up 1 node, 8 CPUs')
         self.wait_for_console_pattern('RCAR-INIT: up, 8 CPUs online')
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
@@ -83,6 +84,10 @@ class RCarGen3Machine(LinuxKernelTest):
         # The A53s are the second cluster: MPIDR 0x100..0x103
         self.run_in_guest('echo cluster=$(cat /sys/devices/system/cpu/cpu7/'
                           'topology/cluster_id)', 'cluster=1')
+        self.run_in_guest('echo banks: $(grep "System RAM" /proc/iomem | '
+                          'cut -d" " -f1 | tr "\\n" " ")',
+                          'banks: 48000000-7fffffff 500000000-53fffffff '
+                          '600000000-63fffffff 700000000-73fffffff')
         self.power_off()
 
     def test_boot_prr_es2(self):

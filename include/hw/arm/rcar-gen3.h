@@ -15,6 +15,7 @@
 #include "hw/misc/rcar_prr.h"
 #include "hw/misc/rcar_rst.h"
 #include "hw/or-irq.h"
+#include "hw/sd/renesas_sdhi.h"
 #include "hw/sysbus.h"
 #include "qom/object.h"
 
@@ -29,6 +30,7 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
     (RCAR_GEN3_NUM_CLUSTERS * RCAR_GEN3_MAX_CLUSTER_CPUS)
 #define RCAR_GEN3_NUM_SPIS          480
 #define RCAR_GEN3_MAX_RAM_BANKS     4
+#define RCAR_GEN3_NUM_SDHI          4
 /* GICC and GICV: each 4 KiB page repeated over 64 KiB (GIC-400 on AXI) */
 #define RCAR_GEN3_GIC_ALIASED_PAGES 4
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
@@ -42,6 +44,10 @@ enum {
     RCAR_GEN3_DEV_PRR,
     RCAR_GEN3_DEV_RST,
     RCAR_GEN3_DEV_SCIF2,
+    RCAR_GEN3_DEV_SDHI0,
+    RCAR_GEN3_DEV_SDHI1,
+    RCAR_GEN3_DEV_SDHI2,
+    RCAR_GEN3_DEV_SDHI3,
     RCAR_GEN3_DEV_DRAM0,
     RCAR_GEN3_NUM_DEVS
 };
@@ -49,6 +55,7 @@ enum {
 /* GIC SPI numbers (GIC_SPI n in the device trees) */
 enum {
     RCAR_GEN3_SPI_SCIF2 = 164,
+    RCAR_GEN3_SPI_SDHI0 = 165,          /* SDHI n is SPI 165 + n */
 };
 
 typedef struct RCarGen3Window {
@@ -96,6 +103,7 @@ struct RCarGen3State {
     RCarRstState rst;
     SHSerialState scif2;
     OrIRQState scif2_irq;
+    RenesasSDHIState sdhi[RCAR_GEN3_NUM_SDHI];
 
     /* Properties */
     MemoryRegion *dram;

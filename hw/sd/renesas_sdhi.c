@@ -1,0 +1,1162 @@
+/*
+ * Renesas R-Car Gen3 SD/MMC host interface (SDHI) with internal DMAC
+ *
+ * The SDHI is a TMIO MMC core: 16-bit registers at 8-byte spacing on
+ * Gen3 (the Linux driver's bus_shift of 2), an internal DMA controller
+ * at 0x800 that moves ONE contiguous segment of SD_SECCNT x SD_SIZE
+ * bytes per transfer, and the sampling clock controller (SCC) at 0x1000.
+ *
+ * Behaviour follows what Linux 6.12 relies on; file:line references are
+ * to drivers/mmc/host/ of Linux 6.12: tmio_mmc.h, tmio_mmc_core.c (core),
+ * renesas_sdhi_core.c (sdhi) and renesas_sdhi_internal_dmac.c (idmac).
+ *
+ * Data phases (a PIO block, a run of DMA blocks) finish from a timer, not
+ * inside the MMIO access that started them, so the guest sees interrupts
+ * in the order the hardware raises them, and a long DMA transfer gives
+ * the BQL back between chunks.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/bswap.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "hw/irq.h"
+#include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
+#include "hw/sd/renesas_sdhi.h"
+#include "migration/vmstate.h"
+#include "system/dma.h"
+#include "trace.h"
+
+/* SD core, at the CPU offsets of Gen3 (CTL << 2, tmio_mmc.h:26-46) */
+REG32(SD_CMD, 0x000)
+    FIELD(SD_CMD, CF, 0, 6)
+    FIELD(SD_CMD, ACMD, 6, 2)
+    FIELD(SD_CMD, RSP, 8, 3)
+    FIELD(SD_CMD, DATA, 11, 1)
+    FIELD(SD_CMD, READ, 12, 1)
+    FIELD(SD_CMD, MULTI, 13, 1)
+    FIELD(SD_CMD, NO_CMD12, 14, 1)
+REG32(SD_PORTSEL, 0x008)
+REG32(SD_ARG, 0x010)
+REG32(SD_ARG1, 0x018)
+REG32(SD_STOP, 0x020)
+    FIELD(SD_STOP, STP, 0, 1)
+    FIELD(SD_STOP, SEC, 8, 1)
+REG32(SD_SECCNT, 0x028)
+REG32(SD_RSP10, 0x030)
+REG32(SD_RSP7, 0x068)
+REG32(SD_INFO1, 0x070)
+    FIELD(SD_INFO1, RSPEND, 0, 1)
+    FIELD(SD_INFO1, ACCESSEND, 2, 1)
+    FIELD(SD_INFO1, CARD_REMOVE, 3, 1)
+    FIELD(SD_INFO1, CARD_INSERT, 4, 1)
+    FIELD(SD_INFO1, SIGSTATE, 5, 1)
+    FIELD(SD_INFO1, WRPROTECT, 7, 1)
+REG32(SD_INFO2, 0x078)
+    FIELD(SD_INFO2, CMDE, 0, 1)
+    FIELD(SD_INFO2, CRCE, 1, 1)
+    FIELD(SD_INFO2, ENDE, 2, 1)
+    FIELD(SD_INFO2, DTO, 3, 1)
+    FIELD(SD_INFO2, ILW, 4, 1)
+    FIELD(SD_INFO2, ILR, 5, 1)
+    FIELD(SD_INFO2, RSPTO, 6, 1)
+    FIELD(SD_INFO2, DAT0, 7, 1)
+    FIELD(SD_INFO2, BRE, 8, 1)
+    FIELD(SD_INFO2, BWE, 9, 1)
+    FIELD(SD_INFO2, SCLKDIVEN, 13, 1)
+    FIELD(SD_INFO2, CBSY, 14, 1)
+    FIELD(SD_INFO2, ILA, 15, 1)
+REG32(SD_INFO1_MASK, 0x080)
+REG32(SD_INFO2_MASK, 0x088)
+REG32(SD_CLK_CTRL, 0x090)
+REG32(SD_SIZE, 0x098)
+    FIELD(SD_SIZE, LEN, 0, 10)
+REG32(SD_OPTION, 0x0a0)
+REG32(SD_ERR_STS1, 0x0b0)
+REG32(SD_ERR_STS2, 0x0b8)
+REG32(SD_BUF0, 0x0c0)
+REG32(SDIO_MODE, 0x0d0)
+REG32(SDIO_INFO1, 0x0d8)
+REG32(SDIO_INFO1_MASK, 0x0e0)
+REG32(CC_EXT_MODE, 0x360)
+    FIELD(CC_EXT_MODE, DMASDRW, 1, 1)
+REG32(SOFT_RST, 0x380)
+    FIELD(SOFT_RST, SDRST, 0, 1)
+REG32(VERSION, 0x388)
+REG32(HOST_MODE, 0x390)
+REG32(SDIF_MODE, 0x398)
+
+/* Internal DMAC: not shifted, 32-bit (idmac.c:28-60) */
+REG32(DM_CM_DTRAN_MODE, 0x820)
+    FIELD(DM_CM_DTRAN_MODE, ADDR_MODE, 0, 1)
+    FIELD(DM_CM_DTRAN_MODE, CH_NUM, 16, 2)
+REG32(DM_CM_DTRAN_CTRL, 0x828)
+    FIELD(DM_CM_DTRAN_CTRL, DM_START, 0, 1)
+REG32(DM_CM_RST, 0x830)
+    FIELD(DM_CM_RST, DTRANRST0, 8, 1)
+    FIELD(DM_CM_RST, DTRANRST1, 9, 1)
+REG32(DM_CM_INFO1, 0x840)
+    FIELD(DM_CM_INFO1, DTRANEND0, 16, 1)
+    FIELD(DM_CM_INFO1, DTRANEND1, 20, 1)
+REG32(DM_CM_INFO1_MASK, 0x848)
+REG32(DM_CM_INFO2, 0x850)
+    FIELD(DM_CM_INFO2, DTRANERR0, 16, 1)
+    FIELD(DM_CM_INFO2, DTRANERR1, 17, 1)
+REG32(DM_CM_INFO2_MASK, 0x858)
+REG32(DM_DTRAN_ADDR, 0x880)
+
+/* SCC: offsets << 2 from 0x1000 (renesas_sdhi_core.c:289-334) */
+REG32(SCC_DTCNTL, 0x1000)
+    FIELD(SCC_DTCNTL, TAPNUM, 16, 8)
+REG32(SCC_RVSREQ, 0x1028)
+REG32(SCC_SMPCMP, 0x1030)
+REG32(SCC_TMPPORT7, 0x1070)
+#define SCC_BASE        A_SCC_DTCNTL
+#define SCC_TAPS        8           /* tap count of the H3/M3-N/E3 SCC */
+
+#define SD_CMD_RSP_NONE 3           /* SD_CMD[10:8], core.c:279-289 */
+#define SD_CMD_RSP_R2   6
+#define MMC_STOP_TRANSMISSION 12
+
+/* Event bits of SD_INFO1/2: write 0 to clear, 1 has no effect */
+#define INFO1_EVENTS    0x031d
+#define INFO2_EVENTS    0x837f
+/* The bits that can interrupt: TMIO_MASK_ALL (tmio_mmc.h:108) */
+#define INFO1_IRQ_SRCS  0x031d
+#define INFO2_IRQ_SRCS  0x837f
+#define SDIO_INFO1_EVENTS 0xc001
+
+/* DMA moves at most this much per timer callback, then yields the BQL */
+#define DMA_CHUNK_BYTES (64 * KiB)
+/* DM_DTRAN_ADDR[6:0] are reserved: the DMAC works on 128-byte units */
+#define DMA_ADDR_ALIGN  128
+
+static bool sdhi_busy(RenesasSDHIState *s)
+{
+    return s->data_dir != RENESAS_SDHI_DATA_NONE;
+}
+
+static uint16_t sdhi_info1(RenesasSDHIState *s)
+{
+    uint16_t val = s->info1;
+
+    val = FIELD_DP16(val, SD_INFO1, SIGSTATE, sdbus_get_inserted(&s->sdbus));
+    /* WRPROTECT is 1 when the card is writable (core.c:1012-1018) */
+    val = FIELD_DP16(val, SD_INFO1, WRPROTECT,
+                     !sdbus_get_readonly(&s->sdbus));
+    return val;
+}
+
+static uint16_t sdhi_info2(RenesasSDHIState *s)
+{
+    uint16_t val = s->info2;
+
+    /* DAT0 high means the card is not busy (sdhi.c:247-253) */
+    val = FIELD_DP16(val, SD_INFO2, DAT0, sdbus_get_dat_lines(&s->sdbus) & 1);
+    /*
+     * Linux polls for CBSY == 0 and SCLKDIVEN == 1 before it writes most
+     * registers, and drops the write if they never come (sdhi.c:854-875).
+     */
+    val = FIELD_DP16(val, SD_INFO2, CBSY, sdhi_busy(s));
+    val = FIELD_DP16(val, SD_INFO2, SCLKDIVEN, !sdhi_busy(s));
+    return val;
+}
+
+static void sdhi_update_irq(RenesasSDHIState *s)
+{
+    bool level = (s->info1 & INFO1_IRQ_SRCS & ~s->info1_mask) ||
+                 (s->info2 & INFO2_IRQ_SRCS & ~s->info2_mask) ||
+                 (s->dm_info1 & ~s->dm_info1_mask) ||
+                 (s->dm_info2 & ~s->dm_info2_mask) ||
+                 ((s->sdio_mode & 1) &&
+                  (s->sdio_info1 & SDIO_INFO1_EVENTS & ~s->sdio_info1_mask));
+
+    trace_renesas_sdhi_irq(level);
+    qemu_set_irq(s->irq, level);
+}
+
+static const char *sdhi_dir_name(RenesasSDHIDataDir dir)
+{
+    return dir == RENESAS_SDHI_DATA_READ ? "read" : "write";
+}
+
+/* DMAC channel of a direction: CH1 reads from the card, CH0 writes */
+static unsigned sdhi_dma_channel(RenesasSDHIDataDir dir)
+{
+    return dir == RENESAS_SDHI_DATA_READ ? 1 : 0;
+}
+
+static void sdhi_xfer_kick(RenesasSDHIState *s)
+{
+    timer_mod(s->xfer_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+}
+
+/* Store a response as the TMIO core presents it (core.c:582-592) */
+static void sdhi_store_response(RenesasSDHIState *s, const uint8_t *r,
+                                int rlen)
+{
+    uint32_t words[4] = { 0 };
+
+    if (rlen == 16) {
+        /* R2: the 128-bit CID/CSD shifted right by 8, CRC dropped */
+        words[0] = ldl_be_p(&r[11]);
+        words[1] = ldl_be_p(&r[7]);
+        words[2] = ldl_be_p(&r[3]);
+        words[3] = (r[0] << 16) | (r[1] << 8) | r[2];
+    } else if (rlen == 4) {
+        words[0] = ldl_be_p(r);
+    }
+    for (int i = 0; i < 4; i++) {
+        s->rsp[2 * i] = words[i];
+        s->rsp[2 * i + 1] = words[i] >> 16;
+    }
+}
+
+/* Auto-CMD12: response in RSP10/RSP1 only, and no RSPEND (trap T6) */
+static void sdhi_send_auto_cmd12(RenesasSDHIState *s)
+{
+    SDRequest req = { .cmd = MMC_STOP_TRANSMISSION, .arg = 0 };
+    uint8_t r[16];
+    int rlen = sdbus_do_command(&s->sdbus, &req, r);
+    uint32_t rsp = rlen == 4 ? ldl_be_p(r) : 0;
+
+    s->rsp[0] = rsp;
+    s->rsp[1] = rsp >> 16;
+    trace_renesas_sdhi_auto_cmd12(rsp);
+}
+
+/*
+ * End the data phase.  The stop command goes out if the command asked
+ * for it (not after CMD23), also after an error, so that the card is not
+ * left sending or receiving.  On success ACCESSEND, plus DTRANEND for a
+ * DMA, tells the driver; on error the caller has set the error bits.
+ */
+static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
+{
+    RenesasSDHIDataDir dir = s->data_dir;
+
+    if (s->auto_cmd12) {
+        sdhi_send_auto_cmd12(s);
+    }
+    if (s->data_by_dma && s->dma_started) {
+        if (ok) {
+            s->dm_info1 |= dir == RENESAS_SDHI_DATA_READ ?
+                           R_DM_CM_INFO1_DTRANEND1_MASK :
+                           R_DM_CM_INFO1_DTRANEND0_MASK;
+        }
+        s->stat_dma_largest = MAX(s->stat_dma_largest, s->cur_dma_bytes);
+        trace_renesas_sdhi_dma_done(s->cur_dma_bytes, ok);
+    }
+    if (accessend) {
+        s->info1 |= R_SD_INFO1_ACCESSEND_MASK;
+    }
+    trace_renesas_sdhi_data_end(ok);
+    s->data_dir = RENESAS_SDHI_DATA_NONE;
+    s->data_by_dma = false;
+    s->dma_started = false;
+    s->auto_cmd12 = false;
+    s->blocks_left = 0;
+    s->buf_pos = 0;
+    s->pio_ready = false;
+    timer_del(s->xfer_timer);
+    sdhi_update_irq(s);
+}
+
+/* The card is not in the data state it should be in: data timeout */
+static void sdhi_data_timeout(RenesasSDHIState *s)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: card not ready for the %s data "
+                  "phase, %u blocks left\n", __func__,
+                  sdhi_dir_name(s->data_dir), s->blocks_left);
+    s->info2 |= R_SD_INFO2_DTO_MASK;
+    sdhi_end_data(s, false, true);
+}
+
+/* Drop a data phase without any completion event (resets, aborts) */
+static void sdhi_abort_data(RenesasSDHIState *s, const char *why)
+{
+    if (!sdhi_busy(s)) {
+        return;
+    }
+    trace_renesas_sdhi_data_abort(why, s->blocks_left);
+    s->data_dir = RENESAS_SDHI_DATA_NONE;
+    s->data_by_dma = false;
+    s->dma_started = false;
+    s->auto_cmd12 = false;
+    s->blocks_left = 0;
+    s->buf_pos = 0;
+    s->pio_ready = false;
+    timer_del(s->xfer_timer);
+}
+
+static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd)
+{
+    bool multi = FIELD_EX16(cmd, SD_CMD, MULTI);
+
+    s->data_dir = FIELD_EX16(cmd, SD_CMD, READ) ? RENESAS_SDHI_DATA_READ :
+                                                  RENESAS_SDHI_DATA_WRITE;
+    s->data_by_dma = FIELD_EX16(s->cc_ext_mode, CC_EXT_MODE, DMASDRW);
+    s->dma_started = false;
+    s->blksz = FIELD_EX16(s->sd_size, SD_SIZE, LEN);
+    s->blocks_left = multi ? s->sd_seccnt : 1;
+    /* Bit 14 is set when CMD23 counted the blocks (core.c:323-329) */
+    s->auto_cmd12 = multi && !FIELD_EX16(cmd, SD_CMD, NO_CMD12);
+    s->buf_pos = 0;
+    s->pio_ready = false;
+
+    if (multi && !FIELD_EX16(s->sd_stop, SD_STOP, SEC)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: multi-block command without "
+                      "SD_STOP.SEC, using SD_SECCNT anyway\n", __func__);
+    }
+    trace_renesas_sdhi_data_start(sdhi_dir_name(s->data_dir),
+                                  s->data_by_dma ? "dma" : "pio",
+                                  s->blocks_left, s->blksz, s->auto_cmd12);
+    if (!s->blksz || !s->blocks_left) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: data command with SD_SIZE %u and "
+                      "%u blocks\n", __func__, s->blksz, s->blocks_left);
+        sdhi_data_timeout(s);
+        return;
+    }
+    if (!s->data_by_dma) {
+        /* The card produces or wants the first block */
+        sdhi_xfer_kick(s);
+    }
+    /* With DMASDRW the data waits for DM_START (trap T5) */
+}
+
+static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
+{
+    SDRequest req = {
+        .cmd = FIELD_EX16(cmd, SD_CMD, CF),
+        .arg = s->sd_arg,
+    };
+    unsigned rsp_type = FIELD_EX16(cmd, SD_CMD, RSP);
+    uint8_t r[16];
+    int rlen;
+
+    if (sdhi_busy(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while the %s data "
+                      "phase of CMD%u is running: dropped\n", __func__,
+                      req.cmd, sdhi_dir_name(s->data_dir),
+                      FIELD_EX16(s->sd_cmd, SD_CMD, CF));
+        return;
+    }
+    if (!FIELD_EX16(s->soft_rst, SOFT_RST, SDRST)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while SOFT_RST holds "
+                      "the SD core in reset: dropped\n", __func__, req.cmd);
+        return;
+    }
+    if (FIELD_EX16(cmd, SD_CMD, ACMD)) {
+        qemu_log_mask(LOG_UNIMP, "%s: SD_CMD ACMD bits 0x%x ignored; send "
+                      "CMD55 first\n", __func__, FIELD_EX16(cmd, SD_CMD, ACMD));
+    }
+
+    s->sd_cmd = cmd;
+    s->stat_commands++;
+    trace_renesas_sdhi_command(req.cmd, req.arg, cmd);
+    rlen = sdbus_do_command(&s->sdbus, &req, r);
+
+    if (rlen == 0 && rsp_type != SD_CMD_RSP_NONE) {
+        /* No card, or a command the card does not accept in its state */
+        trace_renesas_sdhi_cmd_timeout(req.cmd);
+        s->info2 |= R_SD_INFO2_RSPTO_MASK;
+        sdhi_update_irq(s);
+        return;
+    }
+    if (rsp_type == SD_CMD_RSP_R2 && rlen != 16) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u asks for a 136-bit response "
+                      "but the card gave %d bytes\n", __func__, req.cmd, rlen);
+    }
+    sdhi_store_response(s, r, rlen);
+    trace_renesas_sdhi_response(req.cmd, rlen,
+                                s->rsp[0] | (uint32_t)s->rsp[1] << 16);
+    s->info1 |= R_SD_INFO1_RSPEND_MASK;
+    if (FIELD_EX16(cmd, SD_CMD, DATA)) {
+        sdhi_start_data(s, cmd);
+    }
+    sdhi_update_irq(s);
+}
+
+/* SD_STOP.STP: stop a running transfer as the host would with CMD12 */
+static void sdhi_stop(RenesasSDHIState *s)
+{
+    if (!sdhi_busy(s)) {
+        return;
+    }
+    trace_renesas_sdhi_stop(s->blocks_left);
+    if (!s->auto_cmd12 && FIELD_EX16(s->sd_cmd, SD_CMD, MULTI) &&
+        !FIELD_EX16(s->sd_cmd, SD_CMD, NO_CMD12)) {
+        s->auto_cmd12 = true;
+    }
+    sdhi_end_data(s, true, true);
+}
+
+/*
+ * PIO: one block moves between the card and the block buffer.  The guest
+ * owns the buffer (pio_ready) from BRE/BWE until it has read or written
+ * SD_SIZE bytes through SD_BUF0; Linux acknowledges BRE/BWE before it
+ * touches the data (core.c:344-446).
+ */
+static void sdhi_pio_step(RenesasSDHIState *s)
+{
+    bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
+
+    if (s->pio_ready) {
+        return;
+    }
+    if (!read && s->buf_pos == s->blksz) {
+        if (!sdbus_receive_ready(&s->sdbus)) {
+            sdhi_data_timeout(s);
+            return;
+        }
+        sdbus_write_data(&s->sdbus, s->buf, s->blksz);
+        s->blocks_left--;
+        s->stat_pio_blocks++;
+        trace_renesas_sdhi_pio_block("write", s->blocks_left);
+    }
+    if (!s->blocks_left) {
+        sdhi_end_data(s, true, true);
+        return;
+    }
+    if (read ? !sdbus_data_ready(&s->sdbus) :
+               !sdbus_receive_ready(&s->sdbus)) {
+        sdhi_data_timeout(s);
+        return;
+    }
+    if (read) {
+        sdbus_read_data(&s->sdbus, s->buf, s->blksz);
+        s->blocks_left--;
+        s->stat_pio_blocks++;
+        trace_renesas_sdhi_pio_block("read", s->blocks_left);
+    }
+    s->buf_pos = 0;
+    s->pio_ready = true;
+    s->info2 |= read ? R_SD_INFO2_BRE_MASK : R_SD_INFO2_BWE_MASK;
+    sdhi_update_irq(s);
+}
+
+static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
+{
+    unsigned ch = sdhi_dma_channel(s->data_dir);
+
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA %s at bus address 0x%08" PRIx32
+                  " failed (MemTxResult %d), %u blocks left\n", __func__,
+                  sdhi_dir_name(s->data_dir), s->dm_addr, res, s->blocks_left);
+    trace_renesas_sdhi_dma_error(s->dm_addr, res);
+    s->dm_info2 |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
+                        R_DM_CM_INFO2_DTRANERR0_MASK;
+    /*
+     * DMA errors only show in DM_CM_INFO2, which Linux keeps masked
+     * (idmac.c:547): the driver's 5 s request timeout recovers.
+     */
+    sdhi_end_data(s, false, false);
+}
+
+/* DMA: move up to DMA_CHUNK_BYTES, then come back from the timer */
+static void sdhi_dma_step(RenesasSDHIState *s)
+{
+    bool increment = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE);
+    unsigned budget = MAX(DMA_CHUNK_BYTES / s->blksz, 1);
+    MemTxResult res;
+
+    while (s->blocks_left && budget--) {
+        if (s->data_dir == RENESAS_SDHI_DATA_READ) {
+            if (!sdbus_data_ready(&s->sdbus)) {
+                sdhi_data_timeout(s);
+                return;
+            }
+            sdbus_read_data(&s->sdbus, s->buf, s->blksz);
+            res = dma_memory_write(&s->dma_as, s->dm_addr, s->buf, s->blksz,
+                                   MEMTXATTRS_UNSPECIFIED);
+        } else {
+            res = dma_memory_read(&s->dma_as, s->dm_addr, s->buf, s->blksz,
+                                  MEMTXATTRS_UNSPECIFIED);
+            if (res == MEMTX_OK) {
+                if (!sdbus_receive_ready(&s->sdbus)) {
+                    sdhi_data_timeout(s);
+                    return;
+                }
+                sdbus_write_data(&s->sdbus, s->buf, s->blksz);
+            }
+        }
+        if (res != MEMTX_OK) {
+            sdhi_dma_error(s, res);
+            return;
+        }
+        s->blocks_left--;
+        s->cur_dma_bytes += s->blksz;
+        s->stat_dma_bytes += s->blksz;
+        if (increment) {
+            s->dm_addr += s->blksz;
+        }
+    }
+    if (s->blocks_left) {
+        sdhi_xfer_kick(s);
+    } else {
+        sdhi_end_data(s, true, true);
+    }
+}
+
+static void sdhi_xfer_timer(void *opaque)
+{
+    RenesasSDHIState *s = opaque;
+
+    if (!sdhi_busy(s)) {
+        return;
+    }
+    if (!s->data_by_dma) {
+        sdhi_pio_step(s);
+    } else if (s->dma_started) {
+        sdhi_dma_step(s);
+    }
+}
+
+static void sdhi_dma_start(RenesasSDHIState *s)
+{
+    unsigned ch = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, CH_NUM);
+
+    if (!sdhi_busy(s) || !s->data_by_dma || s->dma_started) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: DM_START without a DMA data phase "
+                      "waiting for it: ignored\n", __func__);
+        return;
+    }
+    if (ch != sdhi_dma_channel(s->data_dir)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: DMAC channel %u started for a %s "
+                      "command\n", __func__, ch, sdhi_dir_name(s->data_dir));
+        s->dm_info2 |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
+                            R_DM_CM_INFO2_DTRANERR0_MASK;
+        sdhi_end_data(s, false, false);
+        return;
+    }
+    if (!(s->dm_rst & (R_DM_CM_RST_DTRANRST0_MASK << ch))) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: DMAC channel %u is held in reset "
+                      "by DM_CM_RST: DM_START ignored\n", __func__, ch);
+        return;
+    }
+    s->dma_started = true;
+    s->cur_dma_bytes = 0;
+    s->stat_dma_transfers++;
+    trace_renesas_sdhi_dma_start(sdhi_dir_name(s->data_dir), s->dm_addr,
+                                 s->blocks_left, s->blksz);
+    sdhi_xfer_kick(s);
+}
+
+/* DM_CM_RST: a channel bit low aborts that channel (idmac.c:316-329) */
+static void sdhi_dma_reset_write(RenesasSDHIState *s, uint32_t val)
+{
+    s->dm_rst = val;
+    for (unsigned ch = 0; ch < 2; ch++) {
+        if (!(val & (R_DM_CM_RST_DTRANRST0_MASK << ch)) && sdhi_busy(s) &&
+            s->data_by_dma && sdhi_dma_channel(s->data_dir) == ch) {
+            sdhi_abort_data(s, "DM_CM_RST");
+        }
+    }
+}
+
+/* SD core registers to their reset values; the card is left alone */
+static void sdhi_reset_sd_core(RenesasSDHIState *s)
+{
+    sdhi_abort_data(s, "reset");
+    s->sd_cmd = 0;
+    s->sd_arg = 0;
+    s->sd_stop = 0;
+    s->sd_seccnt = 0;
+    memset(s->rsp, 0, sizeof(s->rsp));
+    s->info1 = 0;
+    s->info2 = 0;
+    s->info1_mask = INFO1_IRQ_SRCS;
+    s->info2_mask = 0x8b7f;
+    s->clk_ctrl = 0x0020;
+    s->sd_size = 0x0200;
+    s->sd_option = 0x40ee;
+    s->sdio_mode = 0;
+    s->sdio_info1 = 0;
+    s->sdio_info1_mask = 0xc007;
+    s->cc_ext_mode = 0;
+    s->host_mode = 0;
+    s->sdif_mode = 0;
+}
+
+/* The whole module, as after a power-on or CPG (SRCR) reset */
+static void sdhi_reset_module(RenesasSDHIState *s)
+{
+    sdhi_reset_sd_core(s);
+    s->soft_rst = 0x0007;
+    s->dm_mode = 0;
+    s->dm_rst = 0xffffffff;
+    s->dm_info1 = 0;
+    s->dm_info1_mask = 0xffffffff;
+    s->dm_info2 = 0;
+    s->dm_info2_mask = 0xffffffff;
+    s->dm_addr = 0;
+    memset(s->scc, 0, sizeof(s->scc));
+    sdhi_update_irq(s);
+}
+
+static void sdhi_soft_reset_write(RenesasSDHIState *s, uint16_t val)
+{
+    bool was_running = FIELD_EX16(s->soft_rst, SOFT_RST, SDRST);
+
+    if (was_running && !FIELD_EX16(val, SOFT_RST, SDRST)) {
+        /* Keeps the card: Linux resets the host on every runtime resume */
+        trace_renesas_sdhi_reset("SOFT_RST");
+        sdhi_reset_sd_core(s);
+    }
+    s->soft_rst = val;
+    sdhi_update_irq(s);
+}
+
+/* SD_BUF0: PIO data, as many bytes as the access is wide */
+static bool sdhi_buf_accessible(RenesasSDHIState *s, RenesasSDHIDataDir dir)
+{
+    if (s->data_dir != dir || s->data_by_dma || !s->pio_ready) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: SD_BUF0 %s with no block %s\n",
+                      __func__, dir == RENESAS_SDHI_DATA_READ ? "read" :
+                      "write", dir == RENESAS_SDHI_DATA_READ ? "ready" :
+                      "requested");
+        s->info2 |= dir == RENESAS_SDHI_DATA_READ ? R_SD_INFO2_ILR_MASK :
+                                                    R_SD_INFO2_ILW_MASK;
+        sdhi_update_irq(s);
+        return false;
+    }
+    return true;
+}
+
+static uint64_t sdhi_buf_read(RenesasSDHIState *s, unsigned size)
+{
+    uint64_t val = 0;
+
+    if (!sdhi_buf_accessible(s, RENESAS_SDHI_DATA_READ)) {
+        return 0;
+    }
+    size = MIN(size, s->blksz - s->buf_pos);
+    for (unsigned i = 0; i < size; i++) {
+        val |= (uint64_t)s->buf[s->buf_pos++] << (8 * i);
+    }
+    if (s->buf_pos == s->blksz) {
+        s->pio_ready = false;
+        sdhi_xfer_kick(s);              /* the next block, or the end */
+    }
+    return val;
+}
+
+static void sdhi_buf_write(RenesasSDHIState *s, uint64_t val, unsigned size)
+{
+    if (!sdhi_buf_accessible(s, RENESAS_SDHI_DATA_WRITE)) {
+        return;
+    }
+    size = MIN(size, s->blksz - s->buf_pos);
+    for (unsigned i = 0; i < size; i++) {
+        s->buf[s->buf_pos++] = val >> (8 * i);
+    }
+    if (s->buf_pos == s->blksz) {
+        s->pio_ready = false;
+        sdhi_xfer_kick(s);              /* the block goes to the card */
+    }
+}
+
+static unsigned sdhi_scc_index(hwaddr offset)
+{
+    return (offset - SCC_BASE) / 8;
+}
+
+static uint32_t sdhi_scc_read(RenesasSDHIState *s, hwaddr offset)
+{
+    uint32_t val = s->scc[sdhi_scc_index(offset)];
+
+    switch (offset) {
+    case A_SCC_DTCNTL:
+        /* TAPNUM is fixed by the hardware (sdhi.c:362-382) */
+        return FIELD_DP32(val, SCC_DTCNTL, TAPNUM, SCC_TAPS);
+    case A_SCC_RVSREQ:
+    case A_SCC_SMPCMP:
+        /* No tap drift to report: a retune never becomes necessary */
+        return 0;
+    default:
+        return val;
+    }
+}
+
+static void sdhi_scc_write(RenesasSDHIState *s, hwaddr offset, uint32_t val)
+{
+    s->scc[sdhi_scc_index(offset)] = val;
+}
+
+static bool sdhi_offset_is_scc(hwaddr offset)
+{
+    return offset >= SCC_BASE && offset <= A_SCC_TMPPORT7 && !(offset & 7);
+}
+
+static uint64_t renesas_sdhi_read(void *opaque, hwaddr offset, unsigned size)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(opaque);
+    uint64_t val = 0;
+
+    if (offset == A_SD_BUF0) {
+        val = sdhi_buf_read(s, size);
+        trace_renesas_sdhi_read(offset, size, val);
+        return val;
+    }
+    if (offset & 7) {
+        /* Upper halves of the 64-bit slots are not decoded */
+        return 0;
+    }
+
+    switch (offset) {
+    case A_SD_CMD:
+        val = s->sd_cmd;
+        break;
+    case A_SD_ARG:
+        val = size >= 4 ? s->sd_arg : extract32(s->sd_arg, 0, 16);
+        break;
+    case A_SD_ARG1:
+        val = extract32(s->sd_arg, 16, 16);
+        break;
+    case A_SD_STOP:
+        val = s->sd_stop;
+        break;
+    case A_SD_SECCNT:
+        val = s->sd_seccnt;
+        break;
+    case A_SD_RSP10 ... A_SD_RSP7:
+        val = s->rsp[(offset - A_SD_RSP10) / 8];
+        break;
+    case A_SD_INFO1:
+        val = sdhi_info1(s);
+        break;
+    case A_SD_INFO2:
+        val = sdhi_info2(s);
+        break;
+    case A_SD_INFO1_MASK:
+        val = s->info1_mask;
+        break;
+    case A_SD_INFO2_MASK:
+        val = s->info2_mask;
+        break;
+    case A_SD_CLK_CTRL:
+        val = s->clk_ctrl;
+        break;
+    case A_SD_SIZE:
+        val = s->sd_size;
+        break;
+    case A_SD_OPTION:
+        val = s->sd_option;
+        break;
+    case A_SD_PORTSEL:
+    case A_SD_ERR_STS1:
+    case A_SD_ERR_STS2:
+        /* QEMU cards never give CRC or end-bit errors to detail */
+        break;
+    case A_SDIO_MODE:
+        val = s->sdio_mode;
+        break;
+    case A_SDIO_INFO1:
+        val = s->sdio_info1;
+        break;
+    case A_SDIO_INFO1_MASK:
+        val = s->sdio_info1_mask;
+        break;
+    case A_CC_EXT_MODE:
+        val = s->cc_ext_mode;
+        break;
+    case A_SOFT_RST:
+        val = s->soft_rst;
+        break;
+    case A_VERSION:
+        val = s->version;
+        break;
+    case A_HOST_MODE:
+        val = s->host_mode;
+        break;
+    case A_SDIF_MODE:
+        val = s->sdif_mode;
+        break;
+    case A_DM_CM_DTRAN_MODE:
+        val = s->dm_mode;
+        break;
+    case A_DM_CM_DTRAN_CTRL:
+        /* DM_START clears itself */
+        break;
+    case A_DM_CM_RST:
+        val = s->dm_rst;
+        break;
+    case A_DM_CM_INFO1:
+        val = s->dm_info1;
+        break;
+    case A_DM_CM_INFO1_MASK:
+        val = s->dm_info1_mask;
+        break;
+    case A_DM_CM_INFO2:
+        val = s->dm_info2;
+        break;
+    case A_DM_CM_INFO2_MASK:
+        val = s->dm_info2_mask;
+        break;
+    case A_DM_DTRAN_ADDR:
+        val = s->dm_addr;
+        break;
+    default:
+        if (sdhi_offset_is_scc(offset)) {
+            val = sdhi_scc_read(s, offset);
+            break;
+        }
+        qemu_log_mask(LOG_UNIMP, "%s: unimplemented register 0x%04"
+                      HWADDR_PRIx " reads as zero\n", __func__, offset);
+        break;
+    }
+    trace_renesas_sdhi_read(offset, size, val);
+    return val;
+}
+
+static void renesas_sdhi_write(void *opaque, hwaddr offset, uint64_t val,
+                               unsigned size)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(opaque);
+
+    trace_renesas_sdhi_write(offset, size, val);
+    if (offset == A_SD_BUF0) {
+        sdhi_buf_write(s, val, size);
+        return;
+    }
+    if (offset & 7) {
+        return;
+    }
+
+    switch (offset) {
+    case A_SD_CMD:
+        sdhi_do_command(s, val);
+        return;
+    case A_SD_ARG:
+        s->sd_arg = size >= 4 ? val : deposit32(s->sd_arg, 0, 16, val);
+        break;
+    case A_SD_ARG1:
+        s->sd_arg = deposit32(s->sd_arg, 16, 16, val);
+        break;
+    case A_SD_STOP:
+        s->sd_stop = val & (R_SD_STOP_SEC_MASK | R_SD_STOP_STP_MASK);
+        if (FIELD_EX16(s->sd_stop, SD_STOP, STP)) {
+            sdhi_stop(s);
+        }
+        break;
+    case A_SD_SECCNT:
+        /* A 32-bit block count on Gen3 (core.c:755-758) */
+        s->sd_seccnt = size >= 4 ? val : deposit32(s->sd_seccnt, 0, 16, val);
+        break;
+    case A_SD_INFO1:
+        /* Event bits: write 0 to clear; state bits ignore writes (T1) */
+        s->info1 &= val | ~INFO1_EVENTS;
+        break;
+    case A_SD_INFO2:
+        s->info2 &= val | ~INFO2_EVENTS;
+        break;
+    case A_SD_INFO1_MASK:
+        s->info1_mask = val;
+        break;
+    case A_SD_INFO2_MASK:
+        s->info2_mask = val;
+        break;
+    case A_SD_CLK_CTRL:
+        s->clk_ctrl = val & 0x3ff;
+        break;
+    case A_SD_SIZE:
+        s->sd_size = val & R_SD_SIZE_LEN_MASK;
+        break;
+    case A_SD_OPTION:
+        s->sd_option = val;
+        break;
+    case A_SDIO_MODE:
+        s->sdio_mode = val;
+        break;
+    case A_SDIO_INFO1:
+        s->sdio_info1 &= val | ~SDIO_INFO1_EVENTS;
+        break;
+    case A_SDIO_INFO1_MASK:
+        s->sdio_info1_mask = val;
+        break;
+    case A_CC_EXT_MODE:
+        s->cc_ext_mode = val;
+        break;
+    case A_SOFT_RST:
+        sdhi_soft_reset_write(s, val);
+        return;
+    case A_HOST_MODE:
+        s->host_mode = val;
+        break;
+    case A_SDIF_MODE:
+        s->sdif_mode = val;
+        break;
+    case A_VERSION:
+    case A_SD_RSP10 ... A_SD_RSP7:
+    case A_SD_ERR_STS1:
+    case A_SD_ERR_STS2:
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: write to read-only register "
+                      "0x%03" HWADDR_PRIx " ignored\n", __func__, offset);
+        break;
+    case A_SD_PORTSEL:
+        break;
+    case A_DM_CM_DTRAN_MODE:
+        s->dm_mode = val;
+        break;
+    case A_DM_CM_DTRAN_CTRL:
+        if (FIELD_EX32(val, DM_CM_DTRAN_CTRL, DM_START)) {
+            sdhi_dma_start(s);
+        }
+        break;
+    case A_DM_CM_RST:
+        sdhi_dma_reset_write(s, val);
+        break;
+    case A_DM_CM_INFO1:
+        /* Write 0 to clear: Linux writes status ^ end bits (T3) */
+        s->dm_info1 &= val;
+        break;
+    case A_DM_CM_INFO1_MASK:
+        s->dm_info1_mask = val;
+        break;
+    case A_DM_CM_INFO2:
+        s->dm_info2 &= val;
+        break;
+    case A_DM_CM_INFO2_MASK:
+        s->dm_info2_mask = val;
+        break;
+    case A_DM_DTRAN_ADDR:
+        if (val & (DMA_ADDR_ALIGN - 1)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: DM_DTRAN_ADDR 0x%08" PRIx64
+                          " is not 128-byte aligned: bits [6:0] ignored\n",
+                          __func__, val);
+        }
+        s->dm_addr = val & ~(uint32_t)(DMA_ADDR_ALIGN - 1);
+        break;
+    default:
+        if (sdhi_offset_is_scc(offset)) {
+            sdhi_scc_write(s, offset, val);
+            break;
+        }
+        qemu_log_mask(LOG_UNIMP, "%s: unimplemented register 0x%04"
+                      HWADDR_PRIx " write of 0x%" PRIx64 " ignored\n",
+                      __func__, offset, val);
+        break;
+    }
+    sdhi_update_irq(s);
+}
+
+static const MemoryRegionOps renesas_sdhi_ops = {
+    .read = renesas_sdhi_read,
+    .write = renesas_sdhi_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+static void renesas_sdhi_set_inserted(DeviceState *dev, bool inserted)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(dev);
+
+    trace_renesas_sdhi_set_inserted(inserted);
+    /* Native hot-plug: INSERT/REMOVE events (core.c:631-648) */
+    s->info1 |= inserted ? R_SD_INFO1_CARD_INSERT_MASK :
+                           R_SD_INFO1_CARD_REMOVE_MASK;
+    if (!inserted) {
+        sdhi_abort_data(s, "card removed");
+    }
+    sdhi_update_irq(s);
+}
+
+/* The "module-reset" input: the CPG's SRCR bit for this SDHI */
+static void renesas_sdhi_module_reset(void *opaque, int n, int level)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(opaque);
+
+    if (level) {
+        trace_renesas_sdhi_reset("module");
+        sdhi_reset_module(s);
+    }
+}
+
+static void renesas_sdhi_reset_hold(Object *obj, ResetType type)
+{
+    sdhi_reset_module(RENESAS_SDHI(obj));
+}
+
+static void renesas_sdhi_init(Object *obj)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(obj);
+    SysBusDevice *sbd = SYS_BUS_DEVICE(obj);
+
+    memory_region_init_io(&s->iomem, obj, &renesas_sdhi_ops, s,
+                          TYPE_RENESAS_SDHI, RENESAS_SDHI_MMIO_SIZE);
+    sysbus_init_mmio(sbd, &s->iomem);
+    sysbus_init_irq(sbd, &s->irq);
+    qdev_init_gpio_in_named(DEVICE(obj), renesas_sdhi_module_reset,
+                            "module-reset", 1);
+    s->xfer_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, sdhi_xfer_timer, s);
+
+    object_property_add_uint64_ptr(obj, "commands", &s->stat_commands,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "dma-transfers",
+                                   &s->stat_dma_transfers, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "dma-bytes", &s->stat_dma_bytes,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "dma-largest-transfer",
+                                   &s->stat_dma_largest, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "pio-blocks", &s->stat_pio_blocks,
+                                   OBJ_PROP_FLAG_READ);
+}
+
+static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(dev);
+    g_autofree char *bus_name = NULL;
+
+    if (!s->dma_mr) {
+        error_setg(errp, TYPE_RENESAS_SDHI ": the 'dma-memory' link is not "
+                   "set");
+        return;
+    }
+    address_space_init(&s->dma_as, s->dma_mr, "renesas-sdhi-dma");
+
+    /* "sdhi2.sd-bus" for the child "sdhi2": -device sd-card,bus=... */
+    bus_name = g_strdup_printf("%s.sd-bus",
+                               object_get_canonical_path_component(OBJECT(s)));
+    qbus_init(&s->sdbus, sizeof(s->sdbus), TYPE_RENESAS_SDHI_BUS, dev,
+              bus_name);
+}
+
+static void renesas_sdhi_unrealize(DeviceState *dev)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(dev);
+
+    address_space_destroy(&s->dma_as);
+}
+
+static void renesas_sdhi_finalize(Object *obj)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(obj);
+
+    timer_free(s->xfer_timer);
+}
+
+static int renesas_sdhi_post_load(void *opaque, int version_id)
+{
+    RenesasSDHIState *s = opaque;
+
+    if (s->data_dir > RENESAS_SDHI_DATA_WRITE ||
+        s->blksz > RENESAS_SDHI_MAX_BLKSZ ||
+        s->buf_pos > s->blksz) {
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_renesas_sdhi = {
+    .name = TYPE_RENESAS_SDHI,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = renesas_sdhi_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT16(sd_cmd, RenesasSDHIState),
+        VMSTATE_UINT32(sd_arg, RenesasSDHIState),
+        VMSTATE_UINT16(sd_stop, RenesasSDHIState),
+        VMSTATE_UINT32(sd_seccnt, RenesasSDHIState),
+        VMSTATE_UINT16_ARRAY(rsp, RenesasSDHIState, RENESAS_SDHI_NUM_RSP),
+        VMSTATE_UINT16(info1, RenesasSDHIState),
+        VMSTATE_UINT16(info2, RenesasSDHIState),
+        VMSTATE_UINT16(info1_mask, RenesasSDHIState),
+        VMSTATE_UINT16(info2_mask, RenesasSDHIState),
+        VMSTATE_UINT16(clk_ctrl, RenesasSDHIState),
+        VMSTATE_UINT16(sd_size, RenesasSDHIState),
+        VMSTATE_UINT16(sd_option, RenesasSDHIState),
+        VMSTATE_UINT16(sdio_mode, RenesasSDHIState),
+        VMSTATE_UINT16(sdio_info1, RenesasSDHIState),
+        VMSTATE_UINT16(sdio_info1_mask, RenesasSDHIState),
+        VMSTATE_UINT16(cc_ext_mode, RenesasSDHIState),
+        VMSTATE_UINT16(soft_rst, RenesasSDHIState),
+        VMSTATE_UINT16(host_mode, RenesasSDHIState),
+        VMSTATE_UINT16(sdif_mode, RenesasSDHIState),
+        VMSTATE_UINT8(data_dir, RenesasSDHIState),
+        VMSTATE_BOOL(data_by_dma, RenesasSDHIState),
+        VMSTATE_BOOL(dma_started, RenesasSDHIState),
+        VMSTATE_BOOL(auto_cmd12, RenesasSDHIState),
+        VMSTATE_UINT16(blksz, RenesasSDHIState),
+        VMSTATE_UINT32(blocks_left, RenesasSDHIState),
+        VMSTATE_UINT8_ARRAY(buf, RenesasSDHIState, RENESAS_SDHI_MAX_BLKSZ),
+        VMSTATE_UINT16(buf_pos, RenesasSDHIState),
+        VMSTATE_BOOL(pio_ready, RenesasSDHIState),
+        VMSTATE_UINT32(dm_mode, RenesasSDHIState),
+        VMSTATE_UINT32(dm_rst, RenesasSDHIState),
+        VMSTATE_UINT32(dm_info1, RenesasSDHIState),
+        VMSTATE_UINT32(dm_info1_mask, RenesasSDHIState),
+        VMSTATE_UINT32(dm_info2, RenesasSDHIState),
+        VMSTATE_UINT32(dm_info2_mask, RenesasSDHIState),
+        VMSTATE_UINT32(dm_addr, RenesasSDHIState),
+        VMSTATE_UINT32_ARRAY(scc, RenesasSDHIState,
+                             RENESAS_SDHI_NUM_SCC_REGS),
+        VMSTATE_UINT64(cur_dma_bytes, RenesasSDHIState),
+        VMSTATE_UINT64(stat_commands, RenesasSDHIState),
+        VMSTATE_UINT64(stat_dma_transfers, RenesasSDHIState),
+        VMSTATE_UINT64(stat_dma_bytes, RenesasSDHIState),
+        VMSTATE_UINT64(stat_dma_largest, RenesasSDHIState),
+        VMSTATE_UINT64(stat_pio_blocks, RenesasSDHIState),
+        VMSTATE_TIMER_PTR(xfer_timer, RenesasSDHIState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const Property renesas_sdhi_properties[] = {
+    DEFINE_PROP_LINK("dma-memory", RenesasSDHIState, dma_mr,
+                     TYPE_MEMORY_REGION, MemoryRegion *),
+    /* 0xCC10: the Gen3 SDHI; it enables every Gen3 path in Linux */
+    DEFINE_PROP_UINT16("version", RenesasSDHIState, version, 0xcc10),
+};
+
+static void renesas_sdhi_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    dc->desc = "Renesas R-Car Gen3 SD/MMC host interface (SDHI)";
+    dc->realize = renesas_sdhi_realize;
+    dc->unrealize = renesas_sdhi_unrealize;
+    dc->vmsd = &vmstate_renesas_sdhi;
+    device_class_set_props(dc, renesas_sdhi_properties);
+    rc->phases.hold = renesas_sdhi_reset_hold;
+    /* Reason: part of the R-Car Gen3 SoC, wired to its IOMMU and GIC */
+    dc->user_creatable = false;
+}
+
+static void renesas_sdhi_bus_class_init(ObjectClass *klass, void *data)
+{
+    SDBusClass *sbc = SD_BUS_CLASS(klass);
+
+    sbc->set_inserted = renesas_sdhi_set_inserted;
+}
+
+static const TypeInfo renesas_sdhi_types[] = {
+    {
+        .name = TYPE_RENESAS_SDHI,
+        .parent = TYPE_SYS_BUS_DEVICE,
+        .instance_size = sizeof(RenesasSDHIState),
+        .instance_init = renesas_sdhi_init,
+        .instance_finalize = renesas_sdhi_finalize,
+        .class_init = renesas_sdhi_class_init,
+    }, {
+        .name = TYPE_RENESAS_SDHI_BUS,
+        .parent = TYPE_SD_BUS,
+        .instance_size = sizeof(SDBus),
+        .class_init = renesas_sdhi_bus_class_init,
+    },
+};
+
+DEFINE_TYPES(renesas_sdhi_types)

@@ -1,0 +1,102 @@
+/*
+ * Renesas R-Car Gen3 SD/MMC host interface (SDHI) with internal DMAC
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_SD_RENESAS_SDHI_H
+#define HW_SD_RENESAS_SDHI_H
+
+#include "hw/sd/sd.h"
+#include "hw/sysbus.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "exec/memory.h"
+
+#define TYPE_RENESAS_SDHI "renesas-sdhi"
+OBJECT_DECLARE_SIMPLE_TYPE(RenesasSDHIState, RENESAS_SDHI)
+
+#define TYPE_RENESAS_SDHI_BUS "renesas-sdhi-bus"
+
+#define RENESAS_SDHI_MMIO_SIZE      0x2000
+/* SD_SIZE is 10 bits wide */
+#define RENESAS_SDHI_MAX_BLKSZ      1024
+#define RENESAS_SDHI_NUM_RSP        8
+#define RENESAS_SDHI_NUM_SCC_REGS   15
+
+/* Direction of the data phase of the current command */
+typedef enum RenesasSDHIDataDir {
+    RENESAS_SDHI_DATA_NONE,
+    RENESAS_SDHI_DATA_READ,     /* card to host */
+    RENESAS_SDHI_DATA_WRITE,    /* host to card */
+} RenesasSDHIDataDir;
+
+struct RenesasSDHIState {
+    SysBusDevice parent_obj;
+
+    SDBus sdbus;
+    MemoryRegion iomem;
+    AddressSpace dma_as;
+    qemu_irq irq;
+    /* Finishes data phases: a block of PIO, or a run of DMA */
+    QEMUTimer *xfer_timer;
+
+    /* SD core (16-bit registers at 8-byte spacing) */
+    uint16_t sd_cmd;
+    uint32_t sd_arg;
+    uint16_t sd_stop;
+    uint32_t sd_seccnt;
+    uint16_t rsp[RENESAS_SDHI_NUM_RSP];
+    uint16_t info1;             /* event bits only; state bits are computed */
+    uint16_t info2;
+    uint16_t info1_mask;
+    uint16_t info2_mask;
+    uint16_t clk_ctrl;
+    uint16_t sd_size;
+    uint16_t sd_option;
+    uint16_t sdio_mode;
+    uint16_t sdio_info1;
+    uint16_t sdio_info1_mask;
+    uint16_t cc_ext_mode;
+    uint16_t soft_rst;
+    uint16_t host_mode;
+    uint16_t sdif_mode;
+
+    /* Data phase of the current command */
+    uint8_t data_dir;           /* RenesasSDHIDataDir */
+    bool data_by_dma;           /* CC_EXT_MODE.DMASDRW when it started */
+    bool dma_started;           /* DM_START seen for this phase */
+    bool auto_cmd12;
+    uint16_t blksz;
+    uint32_t blocks_left;
+    uint8_t buf[RENESAS_SDHI_MAX_BLKSZ];
+    uint16_t buf_pos;           /* PIO: next byte of buf for the guest */
+    bool pio_ready;             /* PIO: the guest owns buf (BRE/BWE given) */
+
+    /* Internal DMAC */
+    uint32_t dm_mode;
+    uint32_t dm_rst;
+    uint32_t dm_info1;
+    uint32_t dm_info1_mask;
+    uint32_t dm_info2;
+    uint32_t dm_info2_mask;
+    uint32_t dm_addr;           /* next bus address of the running transfer */
+
+    /* SCC, at window offset 0x1000 */
+    uint32_t scc[RENESAS_SDHI_NUM_SCC_REGS];
+
+    /* Statistics, read-only QOM properties */
+    uint64_t stat_commands;
+    uint64_t stat_dma_transfers;
+    uint64_t stat_dma_bytes;
+    uint64_t stat_dma_largest;
+    uint64_t stat_pio_blocks;
+    uint64_t cur_dma_bytes;     /* of the transfer in flight */
+
+    /* Properties */
+    MemoryRegion *dma_mr;
+    uint16_t version;
+};
+
+#endif
