@@ -73,14 +73,14 @@ run_suite checkpatch checkpatch_tap
 # 2. qtests: every one of ours, and QEMU's own SD tests.
 for t in "$QEMU_BUILD"/tests/qtest/{rcar,renesas}*-test "$QEMU_BUILD"/tests/qtest/sdhci-test; do
     [ -x "$t" ] || continue
-    run_suite "qtest-$(basename "$t")" env QTEST_QEMU_BINARY="$QEMU" \
+    run_suite "qtest-$(basename "$t")" timeout 900 env QTEST_QEMU_BINARY="$QEMU" \
         G_TEST_DBUS_DAEMON=/bin/true "$t" --tap -k
 done
 
 # 3. Functional boot tests, in QEMU's functional-test framework.
 for t in "$QEMU_TREE"/tests/functional/test_aarch64_rcar*.py; do
     [ -f "$t" ] || continue
-    run_suite "functional-$(basename "$t" .py)" env \
+    run_suite "functional-$(basename "$t" .py)" timeout 2400 env \
         QEMU_TEST_QEMU_BINARY="$QEMU" QEMU_BUILD_ROOT="$QEMU_BUILD" \
         PYTHONPATH="$QEMU_TREE/python:$QEMU_TREE/tests/functional" \
         RCAR_GUEST_DIR="$BUILD/guest" RCAR_REQUIRE_GUEST=1 \

@@ -11,13 +11,17 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
+import hashlib
 import os
+import random
+import time
 
 from qemu_test import LinuxKernelTest
 from qemu_test import exec_command_and_wait_for_pattern
 
 
-class RCarGen3Machine(LinuxKernelTest):
+class RCarGen3Base(LinuxKernelTest):
+    """Boots the R-Car test guest on r8a77951-salvator-xs."""
 
     KERNEL_COMMAND_LINE = 'console=ttySC0,115200 earlycon rdinit=/init'
 
@@ -32,26 +36,30 @@ class RCarGen3Machine(LinuxKernelTest):
             self.skipTest('set RCAR_GUEST_DIR to the R-Car test guest')
         return kernel, initrd
 
-    def boot(self, smp, machine_opts='', mem='1G'):
+    def boot(self, smp, machine_opts='', mem='1G', extra_args=()):
         kernel, initrd = self.guest_files()
         self.set_machine('r8a77951-salvator-xs')
         if machine_opts:
             self.vm.add_args('-M', 'r8a77951-salvator-xs,' + machine_opts)
         self.vm.add_args('-smp', str(smp), '-m', mem,
-                         '-append', self.KERNEL_COMMAND_LINE)
+                         '-append', self.KERNEL_COMMAND_LINE, *extra_args)
         self.launch_kernel(kernel, initrd=initrd)
         # The first line of the console comes from earlycon
         self.wait_for_console_pattern(
             'earlycon: scif0 at MMIO 0x00000000e6e88000')
 
-    def run_in_guest(self, command, expect):
-        exec_command_and_wait_for_pattern(self, command, expect)
+    def run_in_guest(self, command, expect, failure=None):
+        exec_command_and_wait_for_pattern(self, command, expect, failure)
 
     def power_off(self):
         exec_command_and_wait_for_pattern(self, 'poweroff -f',
                                           'reboot: Power down')
         self.vm.wait()
         self.assertEqual(self.vm.exitcode(), 0)
+
+
+class RCarGen3Machine(RCarGen3Base):
+    """The SoC and board: CPUs, PRR, console, RAM."""
 
     def test_boot_smp2(self):
         self.boot(2)
@@ -95,6 +103,150 @@ class RCarGen3Machine(LinuxKernelTest):
         self.wait_for_console_pattern(
             'Detected Renesas R-Car Gen3 r8a7795 ES2.0')
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.power_off()
+
+
+MiB = 1024 * 1024
+
+
+def make_image(path, size, random_bytes, seed):
+    """A raw image whose first random_bytes are random, the rest zero."""
+    rng = random.Random(seed)
+    with open(path, 'wb') as f:
+        f.write(rng.randbytes(random_bytes))
+        f.truncate(size)
+
+
+def sha256_of(path, offset, length):
+    with open(path, 'rb') as f:
+        f.seek(offset)
+        return hashlib.sha256(f.read(length)).hexdigest()
+
+
+class RCarGen3SDHI(RCarGen3Base):
+    """Linux's renesas_sdhi_internal_dmac driver on the emulated SDHIs:
+    SDHI2 holds the eMMC, SDHI0 an SD card (salvator-common.dtsi)."""
+
+    EMMC_SIZE = 256 * MiB
+    SD_SIZE = 128 * MiB
+    IO_SIZE = 64 * MiB
+    # Where the guest writes on the eMMC: past the random part
+    WRITE_OFFSET = 128 * MiB
+
+    def make_images(self):
+        self.emmc = os.path.join(self.workdir, 'emmc.img')
+        self.sd = os.path.join(self.workdir, 'sd.img')
+        make_image(self.emmc, self.EMMC_SIZE, self.IO_SIZE, 1)
+        make_image(self.sd, self.SD_SIZE, self.IO_SIZE, 2)
+
+    def drives(self):
+        return ('-drive', f'if=sd,index=2,file={self.emmc},format=raw',
+                '-drive', f'if=sd,index=0,file={self.sd},format=raw')
+
+    def boot_with_cards(self):
+        self.boot(2, extra_args=self.drives())
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+
+    def qom(self, sdhi, prop):
+        return self.vm.cmd('qom-get', path=f'/machine/soc/sdhi{sdhi}',
+                           property=prop)
+
+    def expect_sha(self, command, expected):
+        """Run command | sha256sum in the guest and compare with expected.
+        The marker is split in the command so that only the output
+        matches it, not the echo of the command line."""
+        self.run_in_guest(f'echo "SHA""=$({command} | sha256sum | '
+                          'cut -d" " -f1)"', f'SHA={expected}',
+                          failure='SHA=')
+
+    def test_probe_and_dma_io(self):
+        self.make_images()
+        self.boot_with_cards()
+        # SDHI0, SDHI2 and SDHI3 are used on Salvator-XS; SDHI1 is not.
+        # They probe asynchronously, in any order.
+        self.run_in_guest('echo "HOSTS""=$(dmesg | grep -c "renesas_sdhi_'
+                          'internal_dmac ee1[046]0000.mmc: mmc[0-2] base")"',
+                          'HOSTS=3', failure='HOSTS=')
+        # The eMMC on an 8-bit bus, the SD card 4-bit, with their sizes
+        self.run_in_guest('echo "SIZES""=$(cat /sys/block/mmcblk0/size)'
+                          '/$(cat /sys/block/mmcblk1/size)"',
+                          f'SIZES={self.EMMC_SIZE // 512}/'
+                          f'{self.SD_SIZE // 512}', failure='SIZES=')
+        self.run_in_guest('echo "WIDTH""=$(grep -c "bus width:.*(8 bits)" '
+                          '/sys/kernel/debug/mmc0/ios)'
+                          '/$(grep -c "bus width:.*(4 bits)" '
+                          '/sys/kernel/debug/mmc1/ios)"', 'WIDTH=1/1',
+                          failure='WIDTH=')
+        self.run_in_guest('grep ee140000.mmc /proc/interrupts > /tmp/irq0; '
+                          'echo "IRQ""0=saved"', 'IRQ0=saved')
+
+        dma_before = self.qom(2, 'dma-transfers')
+        pio_before = self.qom(2, 'pio-blocks')
+        # 64 MiB read with O_DIRECT through the DMAC
+        self.expect_sha('dd if=/dev/mmcblk0 bs=1M count=64 iflag=direct '
+                        '2>/dev/null', sha256_of(self.emmc, 0, self.IO_SIZE))
+        # 64 MiB written from the SD card to the eMMC, O_DIRECT both ways
+        self.run_in_guest('dd if=/dev/mmcblk1 of=/dev/mmcblk0 bs=1M count=64 '
+                          f'seek={self.WRITE_OFFSET // MiB} iflag=direct '
+                          'oflag=direct 2>/dev/null; echo "WRITE""=$?"',
+                          'WRITE=0', failure='WRITE=')
+        # The data went by DMA, not through SD_BUF0
+        self.assertGreaterEqual(self.qom(2, 'dma-transfers') - dma_before,
+                                2 * 64)
+        self.assertEqual(self.qom(2, 'pio-blocks'), pio_before)
+        self.assertGreaterEqual(self.qom(2, 'dma-bytes'), 2 * self.IO_SIZE)
+        # ... and the SDHI interrupt counted it
+        self.run_in_guest('grep ee140000.mmc /proc/interrupts | cmp -s - '
+                          '/tmp/irq0; echo "IRQ""CHANGED=$?"', 'IRQCHANGED=1',
+                          failure='IRQCHANGED=')
+        self.power_off()
+        self.assertEqual(sha256_of(self.emmc, self.WRITE_OFFSET,
+                                   self.IO_SIZE),
+                         sha256_of(self.sd, 0, self.IO_SIZE))
+
+        # A second boot on the same image reads back what was written
+        self._vms.pop('default')
+        self.boot_with_cards()
+        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count=64 '
+                        f'skip={self.WRITE_OFFSET // MiB} iflag=direct '
+                        '2>/dev/null', sha256_of(self.sd, 0, self.IO_SIZE))
+        self.power_off()
+
+    def test_migration_during_read(self):
+        self.make_images()
+        self.boot_with_cards()
+        # A long read in the background, migrated while it runs
+        self.run_in_guest('(dd if=/dev/mmcblk0 bs=1M count=64 iflag=direct '
+                          '2>/dev/null | sha256sum | cut -d" " -f1 '
+                          '> /tmp/sum) & echo "START""ED"', 'STARTED')
+        while self.qom(2, 'dma-bytes') < 4 * MiB:
+            time.sleep(0.2)
+        state = os.path.join(self.workdir, 'migration.state')
+        self.vm.cmd('migrate', uri=f'exec:cat > {state}')
+        while self.vm.cmd('query-migrate')['status'] not in ('completed',
+                                                              'failed'):
+            time.sleep(0.1)
+        self.assertEqual(self.vm.cmd('query-migrate')['status'], 'completed')
+        # The read was in flight: some of it done, not all
+        self.assertLess(self.qom(2, 'dma-bytes'), self.IO_SIZE)
+        self.vm.shutdown()
+
+        self._vms.pop('default')
+        kernel, initrd = self.guest_files()
+        self.vm.add_args('-smp', '2', '-m', '1G', *self.drives(),
+                         '-kernel', kernel, '-initrd', initrd,
+                         '-append', self.KERNEL_COMMAND_LINE,
+                         '-incoming', 'defer')
+        self.vm.set_console()
+        self.vm.launch()
+        self.vm.cmd('migrate-incoming', uri=f'exec:cat {state}')
+        while self.vm.cmd('query-status')['status'] != 'running':
+            time.sleep(0.1)
+        # The background read finishes on the new QEMU
+        self.run_in_guest('while [ ! -s /tmp/sum ]; do sleep 1; done; '
+                          'echo "SHA""=$(cat /tmp/sum)"',
+                          f'SHA={sha256_of(self.emmc, 0, self.IO_SIZE)}',
+                          failure='SHA=')
         self.power_off()
 
 
