@@ -232,6 +232,19 @@ static void sdhi_send_auto_cmd12(RenesasSDHIState *s)
     trace_renesas_sdhi_auto_cmd12(rsp);
 }
 
+/* Back to no data phase: the bus is idle again (CBSY 0, SCLKDIVEN 1) */
+static void sdhi_clear_data_phase(RenesasSDHIState *s)
+{
+    s->data_dir = RENESAS_SDHI_DATA_NONE;
+    s->data_by_dma = false;
+    s->dma_started = false;
+    s->auto_cmd12 = false;
+    s->blocks_left = 0;
+    s->buf_pos = 0;
+    s->pio_ready = false;
+    timer_del(s->xfer_timer);
+}
+
 /*
  * End the data phase.  The stop command goes out if the command asked
  * for it (not after CMD23), also after an error, so that the card is not
@@ -258,14 +271,7 @@ static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
         s->info1 |= R_SD_INFO1_ACCESSEND_MASK;
     }
     trace_renesas_sdhi_data_end(ok);
-    s->data_dir = RENESAS_SDHI_DATA_NONE;
-    s->data_by_dma = false;
-    s->dma_started = false;
-    s->auto_cmd12 = false;
-    s->blocks_left = 0;
-    s->buf_pos = 0;
-    s->pio_ready = false;
-    timer_del(s->xfer_timer);
+    sdhi_clear_data_phase(s);
     sdhi_update_irq(s);
 }
 
@@ -286,14 +292,7 @@ static void sdhi_abort_data(RenesasSDHIState *s, const char *why)
         return;
     }
     trace_renesas_sdhi_data_abort(why, s->blocks_left);
-    s->data_dir = RENESAS_SDHI_DATA_NONE;
-    s->data_by_dma = false;
-    s->dma_started = false;
-    s->auto_cmd12 = false;
-    s->blocks_left = 0;
-    s->buf_pos = 0;
-    s->pio_ready = false;
-    timer_del(s->xfer_timer);
+    sdhi_clear_data_phase(s);
 }
 
 static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd)

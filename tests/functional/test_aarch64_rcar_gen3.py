@@ -51,6 +51,15 @@ class RCarGen3Base(LinuxKernelTest):
     def run_in_guest(self, command, expect, failure=None):
         exec_command_and_wait_for_pattern(self, command, expect, failure)
 
+    def check_guest_value(self, command, name, expected):
+        """Print the output of a shell command in the guest as
+        "<value> =<name>" and check that the value is the expected one.
+        The console is matched byte by byte, so the name comes last (a
+        wrong value is then seen as a failure at once), and it is split
+        in the command so that the echo of the command line cannot match."""
+        self.run_in_guest(f'echo "$({command}) =""{name}"',
+                          f'{expected} ={name}', failure=f' ={name}')
+
     def power_off(self):
         exec_command_and_wait_for_pattern(self, 'poweroff -f',
                                           'reboot: Power down')
@@ -155,30 +164,26 @@ class RCarGen3SDHI(RCarGen3Base):
         """Run command | sha256sum in the guest and compare with expected.
         The marker is split in the command so that only the output
         matches it, not the echo of the command line."""
-        self.run_in_guest(f'echo "SHA""=$({command} | sha256sum | '
-                          'cut -d" " -f1)"', f'SHA={expected}',
-                          failure='SHA=')
+        self.check_guest_value(f'{command} | sha256sum | cut -d" " -f1',
+                               'SHA', expected)
 
     def test_probe_and_dma_io(self):
         self.make_images()
         self.boot_with_cards()
         # SDHI0, SDHI2 and SDHI3 are used on Salvator-XS; SDHI1 is not.
         # They probe asynchronously, in any order.
-        self.run_in_guest('echo "HOSTS""=$(dmesg | grep -c "renesas_sdhi_'
-                          'internal_dmac ee1[046]0000.mmc: mmc[0-2] base")"',
-                          'HOSTS=3', failure='HOSTS=')
+        self.check_guest_value('dmesg | grep -c "renesas_sdhi_internal_dmac '
+                               'ee1[046]0000.mmc: mmc[0-2] base"', 'HOSTS', 3)
         # The eMMC on an 8-bit bus, the SD card 4-bit, with their sizes
-        self.run_in_guest('echo "SIZES""=$(cat /sys/block/mmcblk0/size)'
-                          '/$(cat /sys/block/mmcblk1/size)"',
-                          f'SIZES={self.EMMC_SIZE // 512}/'
-                          f'{self.SD_SIZE // 512}', failure='SIZES=')
-        self.run_in_guest('echo "WIDTH""=$(grep -c "bus width:.*(8 bits)" '
-                          '/sys/kernel/debug/mmc0/ios)'
-                          '/$(grep -c "bus width:.*(4 bits)" '
-                          '/sys/kernel/debug/mmc1/ios)"', 'WIDTH=1/1',
-                          failure='WIDTH=')
-        self.run_in_guest('grep ee140000.mmc /proc/interrupts > /tmp/irq0; '
-                          'echo "IRQ""0=saved"', 'IRQ0=saved')
+        self.check_guest_value('echo $(cat /sys/block/mmcblk0/size)/'
+                               '$(cat /sys/block/mmcblk1/size)', 'SIZES',
+                               f'{self.EMMC_SIZE // 512}/{self.SD_SIZE // 512}')
+        self.check_guest_value('echo $(grep -c "bus width:.*(8 bits)" '
+                               '/sys/kernel/debug/mmc0/ios)/'
+                               '$(grep -c "bus width:.*(4 bits)" '
+                               '/sys/kernel/debug/mmc1/ios)', 'WIDTH', '1/1')
+        self.check_guest_value('grep ee140000.mmc /proc/interrupts '
+                               '> /tmp/irq0; echo saved', 'IRQ0', 'saved')
 
         dma_before = self.qom(2, 'dma-transfers')
         pio_before = self.qom(2, 'pio-blocks')
@@ -186,19 +191,18 @@ class RCarGen3SDHI(RCarGen3Base):
         self.expect_sha('dd if=/dev/mmcblk0 bs=1M count=64 iflag=direct '
                         '2>/dev/null', sha256_of(self.emmc, 0, self.IO_SIZE))
         # 64 MiB written from the SD card to the eMMC, O_DIRECT both ways
-        self.run_in_guest('dd if=/dev/mmcblk1 of=/dev/mmcblk0 bs=1M count=64 '
-                          f'seek={self.WRITE_OFFSET // MiB} iflag=direct '
-                          'oflag=direct 2>/dev/null; echo "WRITE""=$?"',
-                          'WRITE=0', failure='WRITE=')
+        self.check_guest_value('dd if=/dev/mmcblk1 of=/dev/mmcblk0 bs=1M '
+                               f'count=64 seek={self.WRITE_OFFSET // MiB} '
+                               'iflag=direct oflag=direct 2>/dev/null; '
+                               'echo $?', 'WRITE', 0)
         # The data went by DMA, not through SD_BUF0
         self.assertGreaterEqual(self.qom(2, 'dma-transfers') - dma_before,
                                 2 * 64)
         self.assertEqual(self.qom(2, 'pio-blocks'), pio_before)
         self.assertGreaterEqual(self.qom(2, 'dma-bytes'), 2 * self.IO_SIZE)
         # ... and the SDHI interrupt counted it
-        self.run_in_guest('grep ee140000.mmc /proc/interrupts | cmp -s - '
-                          '/tmp/irq0; echo "IRQ""CHANGED=$?"', 'IRQCHANGED=1',
-                          failure='IRQCHANGED=')
+        self.check_guest_value('grep ee140000.mmc /proc/interrupts | '
+                               'cmp -s - /tmp/irq0; echo $?', 'IRQCHANGED', 1)
         self.power_off()
         self.assertEqual(sha256_of(self.emmc, self.WRITE_OFFSET,
                                    self.IO_SIZE),
@@ -243,10 +247,9 @@ class RCarGen3SDHI(RCarGen3Base):
         while self.vm.cmd('query-status')['status'] != 'running':
             time.sleep(0.1)
         # The background read finishes on the new QEMU
-        self.run_in_guest('while [ ! -s /tmp/sum ]; do sleep 1; done; '
-                          'echo "SHA""=$(cat /tmp/sum)"',
-                          f'SHA={sha256_of(self.emmc, 0, self.IO_SIZE)}',
-                          failure='SHA=')
+        self.check_guest_value('while [ ! -s /tmp/sum ]; do sleep 1; done; '
+                               'cat /tmp/sum', 'SHA',
+                               sha256_of(self.emmc, 0, self.IO_SIZE))
         self.power_off()
 
 
