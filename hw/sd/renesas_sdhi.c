@@ -275,6 +275,30 @@ static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
     sdhi_update_irq(s);
 }
 
+/*
+ * Can the card take write data now?  Besides the receiving state, the
+ * command that started the phase must be one that sends data to the card:
+ * QEMU's card aborts on data for any other (sd.c sd_write_byte()), and a
+ * guest can put the card in the receiving state with one command and
+ * start the data phase with another.
+ */
+static bool sdhi_card_takes_data(RenesasSDHIState *s)
+{
+    switch (s->data_cmd) {
+    case 24:    /* WRITE_BLOCK */
+    case 25:    /* WRITE_MULTIPLE_BLOCK */
+    case 26:    /* PROGRAM_CID */
+    case 27:    /* PROGRAM_CSD */
+    case 42:    /* LOCK_UNLOCK */
+    case 56:    /* GEN_CMD */
+        return sdbus_receive_ready(&s->sdbus);
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u does not write data to the "
+                      "card\n", __func__, s->data_cmd);
+        return false;
+    }
+}
+
 /* The card is not in the data state it should be in: data timeout */
 static void sdhi_data_timeout(RenesasSDHIState *s)
 {
@@ -299,6 +323,7 @@ static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd)
 {
     bool multi = FIELD_EX16(cmd, SD_CMD, MULTI);
 
+    s->data_cmd = FIELD_EX16(cmd, SD_CMD, CF);
     s->data_dir = FIELD_EX16(cmd, SD_CMD, READ) ? RENESAS_SDHI_DATA_READ :
                                                   RENESAS_SDHI_DATA_WRITE;
     s->data_by_dma = FIELD_EX16(s->cc_ext_mode, CC_EXT_MODE, DMASDRW);
@@ -411,7 +436,7 @@ static void sdhi_pio_step(RenesasSDHIState *s)
         return;
     }
     if (!read && s->buf_pos == s->blksz) {
-        if (!sdbus_receive_ready(&s->sdbus)) {
+        if (!sdhi_card_takes_data(s)) {
             sdhi_data_timeout(s);
             return;
         }
@@ -424,8 +449,7 @@ static void sdhi_pio_step(RenesasSDHIState *s)
         sdhi_end_data(s, true, true);
         return;
     }
-    if (read ? !sdbus_data_ready(&s->sdbus) :
-               !sdbus_receive_ready(&s->sdbus)) {
+    if (read ? !sdbus_data_ready(&s->sdbus) : !sdhi_card_takes_data(s)) {
         sdhi_data_timeout(s);
         return;
     }
@@ -478,7 +502,7 @@ static void sdhi_dma_step(RenesasSDHIState *s)
             res = dma_memory_read(&s->dma_as, s->dm_addr, s->buf, s->blksz,
                                   MEMTXATTRS_UNSPECIFIED);
             if (res == MEMTX_OK) {
-                if (!sdbus_receive_ready(&s->sdbus)) {
+                if (!sdhi_card_takes_data(s)) {
                     sdhi_data_timeout(s);
                     return;
                 }
@@ -1085,6 +1109,7 @@ static const VMStateDescription vmstate_renesas_sdhi = {
         VMSTATE_UINT16(host_mode, RenesasSDHIState),
         VMSTATE_UINT16(sdif_mode, RenesasSDHIState),
         VMSTATE_UINT8(data_dir, RenesasSDHIState),
+        VMSTATE_UINT8(data_cmd, RenesasSDHIState),
         VMSTATE_BOOL(data_by_dma, RenesasSDHIState),
         VMSTATE_BOOL(dma_started, RenesasSDHIState),
         VMSTATE_BOOL(auto_cmd12, RenesasSDHIState),

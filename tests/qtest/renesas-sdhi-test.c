@@ -794,6 +794,84 @@ static void test_card_eject(void)
     qtest_quit(qts);
 }
 
+/*
+ * A guest puts the card in the receiving state with CMD25 given without
+ * the data bit, then starts a write data phase with CMD13.  QEMU's card
+ * would abort on the data (sd.c sd_write_byte()); the host must refuse
+ * it with a data timeout instead.
+ */
+static void test_write_data_after_wrong_command(void)
+{
+    QTestState *qts = sdhi_boot();
+    uint16_t rca = sd_init(qts);
+    uint32_t status;
+
+    setup_data(qts, SD_SLOT, 2);
+    cmd_ok(qts, SD_SLOT, CMD_R1 | 25, card_addr(0));
+    cmd_ok(qts, SD_SLOT, CMD_R1 | CMD_DATA | 13, rca << 16);
+    status = wait_status(qts, SD_SLOT, INFO1_ACCESSEND | INFO2_BWE << 16);
+    g_assert_cmphex(status & (INFO1_ACCESSEND | (INFO2_DTO | INFO2_BWE) << 16),
+                    ==, INFO1_ACCESSEND | INFO2_DTO << 16);
+    for (int i = 0; i < BLKSZ; i += 2) {
+        wr16(qts, SD_SLOT, SD_BUF0, 0xdead);
+    }
+    qtest_clock_step(qts, 1000);
+    /* Still alive, and the card still answers */
+    card_status(qts, SD_SLOT, rca);
+    qtest_quit(qts);
+}
+
+/*
+ * Random accesses all over the window, with commands and DMA starts
+ * among them: QEMU must neither abort nor hang (the guest is hostile).
+ */
+static void test_random_accesses(void)
+{
+    QTestState *qts = sdhi_boot();
+    static const unsigned hot[] = {
+        SD_CMD, SD_ARG, SD_ARG1, SD_STOP, SD_SECCNT, SD_INFO1, SD_INFO2,
+        SD_SIZE, SD_BUF0, CC_EXT_MODE, SOFT_RST, DM_CM_DTRAN_MODE,
+        DM_CM_DTRAN_CTRL, DM_CM_RST, DM_DTRAN_ADDR, SCC_DTCNTL,
+    };
+    GRand *rand = g_rand_new_with_seed(0x5d41);
+
+    sd_init(qts);
+    emmc_init(qts);
+    for (int i = 0; i < 20000; i++) {
+        int slot = g_rand_int_range(rand, 0, 4);
+        unsigned off = g_rand_boolean(rand) ?
+                       hot[g_rand_int_range(rand, 0, ARRAY_SIZE(hot))] :
+                       g_rand_int_range(rand, 0, 0x2000) & ~1;
+        uint32_t val = g_rand_int(rand);
+
+        if (off == DM_DTRAN_ADDR && g_rand_boolean(rand)) {
+            /* Mostly RAM, sometimes holes */
+            val = 0x48000000 + (val & 0x0fffff80);
+        }
+        if (off == SD_SECCNT) {
+            val &= 0x3ff;
+        }
+        switch (g_rand_int_range(rand, 0, 4)) {
+        case 0:
+            rd16(qts, slot, off);
+            break;
+        case 1:
+            wr32(qts, slot, off & ~3, val);
+            break;
+        default:
+            wr16(qts, slot, off, val);
+            break;
+        }
+        if (!(i % 16)) {
+            qtest_clock_step(qts, 1000);
+        }
+    }
+    g_rand_free(rand);
+    /* Alive and decoding */
+    g_assert_cmphex(rd16(qts, SD_SLOT, VERSION), ==, 0xcc10);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
@@ -824,6 +902,9 @@ int main(int argc, char **argv)
                    test_module_reset_keeps_card);
     qtest_add_func("/renesas-sdhi/scc", test_scc);
     qtest_add_func("/renesas-sdhi/card-eject", test_card_eject);
+    qtest_add_func("/renesas-sdhi/write-data-after-wrong-command",
+                   test_write_data_after_wrong_command);
+    qtest_add_func("/renesas-sdhi/random-accesses", test_random_accesses);
 
     ret = g_test_run();
     unlink(sd_img);

@@ -65,6 +65,7 @@ struct RenesasSDHIState {
 
     /* Data phase of the current command */
     uint8_t data_dir;           /* RenesasSDHIDataDir */
+    uint8_t data_cmd;           /* index of the command that started it */
     bool data_by_dma;           /* CC_EXT_MODE.DMASDRW when it started */
     bool dma_started;           /* DM_START seen for this phase */
     bool auto_cmd12;
