@@ -56,6 +56,9 @@ struct RCarGen3MachineState {
     RCarGen3RamBank ram_banks[RCAR_GEN3_MAX_RAM_BANKS];
     unsigned num_ram_banks;
 
+    /* SDHI channels with a card from -drive if=sd */
+    uint32_t sdhi_with_card;
+
     /* Properties; 0 means the SoC's default */
     uint8_t prr_cut;
 };
@@ -210,6 +213,16 @@ static uint32_t fdt_add_fixed_regulator(void *fdt, const char *name,
     return phandle;
 }
 
+/*
+ * The channels the board uses, and any other that the user gave a card:
+ * SDHI1 is not wired on Salvator-XS, but -drive if=sd,index=1 means the
+ * user wants it.
+ */
+static uint32_t sdhi_enabled(RCarGen3MachineState *m)
+{
+    return RCAR_GEN3_MACHINE_GET_CLASS(m)->sdhi_used | m->sdhi_with_card;
+}
+
 static char *sdhi_node_path(unsigned n)
 {
     return g_strdup_printf("/soc/mmc@%" HWADDR_PRIx,
@@ -249,7 +262,7 @@ static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
         qemu_fdt_setprop(fdt, node, "no-sd", NULL, 0);
         qemu_fdt_setprop(fdt, node, "no-sdio", NULL, 0);
     }
-    if (!(mc->sdhi_used & BIT(n))) {
+    if (!(sdhi_enabled(m) & BIT(n))) {
         qemu_fdt_setprop_string(fdt, node, "status", "disabled");
     }
 }
@@ -311,7 +324,7 @@ static void fdt_add_mmc_aliases(RCarGen3MachineState *m, void *fdt)
         g_autofree char *name = g_strdup_printf("mmc%u", ++alias);
         g_autofree char *node = sdhi_node_path(n);
 
-        if (n == mc->emmc_sdhi || !(mc->sdhi_used & BIT(n))) {
+        if (n == mc->emmc_sdhi || !(sdhi_enabled(m) & BIT(n))) {
             alias--;
             continue;
         }
@@ -392,6 +405,7 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
                                qdev_get_child_bus(DEVICE(&m->soc->sdhi[n]),
                                                   bus_name),
                                &error_fatal);
+        m->sdhi_with_card |= BIT(n);
     }
     if (drive_get(IF_SD, 0, RCAR_GEN3_NUM_SDHI)) {
         error_report("%s has %u SD/MMC hosts: -drive if=sd,index=%u has "

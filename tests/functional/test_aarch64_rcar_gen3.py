@@ -152,6 +152,22 @@ class RCarGen3SDHI(RCarGen3Base):
         return ('-drive', f'if=sd,index=2,file={self.emmc},format=raw',
                 '-drive', f'if=sd,index=0,file={self.sd},format=raw')
 
+    def test_all_four_hosts(self):
+        """SDHI1 is not used on Salvator-XS; a card on it enables it."""
+        self.make_images()
+        sd1 = os.path.join(self.workdir, 'sd1.img')
+        make_image(sd1, 64 * MiB, MiB, 3)
+        self.boot(1, extra_args=self.drives() + (
+            '-drive', f'if=sd,index=1,file={sd1},format=raw'))
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.check_guest_value('dmesg | grep -c "renesas_sdhi_internal_dmac '
+                               'ee1[0246]0000.mmc: mmc[0-3] base"', 'HOSTS', 4)
+        self.check_guest_value('cat /sys/block/mmcblk2/size', 'SD1SIZE',
+                               64 * MiB // 512)
+        self.expect_sha('dd if=/dev/mmcblk2 bs=1M count=1 iflag=direct '
+                        '2>/dev/null', sha256_of(sd1, 0, MiB))
+        self.power_off()
+
     def boot_with_cards(self):
         self.boot(2, extra_args=self.drives())
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')

@@ -748,6 +748,52 @@ static void test_soft_reset_mid_transfer(void)
     qtest_quit(qts);
 }
 
+static void test_sd_stop_ends_transfer(void)
+{
+    QTestState *qts = sdhi_boot();
+    uint16_t rca = sd_init(qts);
+
+    setup_data(qts, SD_SLOT, 8);
+    cmd_ok(qts, SD_SLOT, rw_cmd(true, 8), card_addr(0));
+    g_assert_true(wait_status(qts, SD_SLOT, INFO2_BRE << 16) &
+                  (INFO2_BRE << 16));
+    /* SD_STOP.STP in the middle: the host stops the card with CMD12 */
+    wr16(qts, SD_SLOT, SD_STOP, SD_STOP_SEC | 1);
+    g_assert_true(rd16(qts, SD_SLOT, SD_INFO1) & INFO1_ACCESSEND);
+    g_assert_false(rd16(qts, SD_SLOT, SD_INFO2) & INFO2_CBSY);
+    wr16(qts, SD_SLOT, SD_STOP, 0);
+    g_assert_cmpuint(R1_STATE(card_status(qts, SD_SLOT, rca)), ==,
+                     STATE_TRAN);
+    qtest_quit(qts);
+}
+
+static void test_device_sd_card_on_bus(void)
+{
+    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G "
+                                  "-drive if=none,id=d3,file=%s,format=raw "
+                                  "-device sd-card,drive=d3,bus=sdhi3.sd-bus",
+                                  sd_img);
+    uint8_t data[BLKSZ];
+    uint32_t ocr = 0;
+    uint16_t rca;
+
+    /* The card sits on SDHI3, nowhere else */
+    g_assert_true(rd16(qts, 3, SD_INFO1) & INFO1_SIGSTATE);
+    g_assert_false(rd16(qts, SD_SLOT, SD_INFO1) & INFO1_SIGSTATE);
+    g_assert_true(cmd(qts, 3, CMD_NORSP | 0, 0, NULL));
+    cmd_ok(qts, 3, CMD_R1 | 8, 0x1aa);
+    for (int i = 0; i < 100 && !(ocr & BIT(31)); i++) {
+        cmd_ok(qts, 3, CMD_R1 | 55, 0);
+        ocr = cmd_ok(qts, 3, CMD_R3 | 41, 0x40ff8000);
+    }
+    cmd_ok(qts, 3, CMD_R2 | 2, 0);
+    rca = cmd_ok(qts, 3, CMD_R1 | 3, 0) >> 16;
+    cmd_ok(qts, 3, CMD_R1B | 7, rca << 16);
+    pio_read(qts, 3, 9, 1, data);
+    check_against_image(sd_img, 9, data, 1);
+    qtest_quit(qts);
+}
+
 static void test_module_reset_keeps_card(void)
 {
     QTestState *qts = sdhi_boot();
@@ -898,6 +944,10 @@ int main(int argc, char **argv)
                    test_busy_drops_commands);
     qtest_add_func("/renesas-sdhi/soft-reset-mid-transfer",
                    test_soft_reset_mid_transfer);
+    qtest_add_func("/renesas-sdhi/sd-stop-ends-transfer",
+                   test_sd_stop_ends_transfer);
+    qtest_add_func("/renesas-sdhi/device-sd-card-on-bus",
+                   test_device_sd_card_on_bus);
     qtest_add_func("/renesas-sdhi/module-reset-keeps-card",
                    test_module_reset_keeps_card);
     qtest_add_func("/renesas-sdhi/scc", test_scc);
