@@ -225,25 +225,29 @@ static uint32_t cmd_ok(QTestState *qts, int slot, uint16_t sd_cmd,
 }
 
 /* SD card: idle -> transfer state (mmc_sd_init_card), RCA chosen by card */
-static uint16_t sd_init(QTestState *qts)
+static uint16_t sd_init_slot(QTestState *qts, int slot)
 {
     uint32_t ocr = 0;
     uint16_t rca;
 
-    g_assert_true(cmd(qts, SD_SLOT, CMD_NORSP | 0, 0, NULL));
-    g_assert_cmphex(cmd_ok(qts, SD_SLOT, CMD_R1 | 8, 0x1aa) & 0xfff, ==,
-                    0x1aa);
+    g_assert_true(cmd(qts, slot, CMD_NORSP | 0, 0, NULL));
+    g_assert_cmphex(cmd_ok(qts, slot, CMD_R1 | 8, 0x1aa) & 0xfff, ==, 0x1aa);
     for (int i = 0; i < 100 && !(ocr & BIT(31)); i++) {
-        cmd_ok(qts, SD_SLOT, CMD_R1 | 55, 0);
-        ocr = cmd_ok(qts, SD_SLOT, CMD_R3 | 41, 0x40ff8000);
+        cmd_ok(qts, slot, CMD_R1 | 55, 0);
+        ocr = cmd_ok(qts, slot, CMD_R3 | 41, 0x40ff8000);
         qtest_clock_step(qts, 1000000);
     }
     g_assert_true(ocr & BIT(31));
-    cmd_ok(qts, SD_SLOT, CMD_R2 | 2, 0);
-    rca = cmd_ok(qts, SD_SLOT, CMD_R1 | 3, 0) >> 16;
-    cmd_ok(qts, SD_SLOT, CMD_R1B | 7, rca << 16);
-    cmd_ok(qts, SD_SLOT, CMD_R1 | 16, BLKSZ);
+    cmd_ok(qts, slot, CMD_R2 | 2, 0);
+    rca = cmd_ok(qts, slot, CMD_R1 | 3, 0) >> 16;
+    cmd_ok(qts, slot, CMD_R1B | 7, rca << 16);
+    cmd_ok(qts, slot, CMD_R1 | 16, BLKSZ);
     return rca;
+}
+
+static uint16_t sd_init(QTestState *qts)
+{
+    return sd_init_slot(qts, SD_SLOT);
 }
 
 /* eMMC: idle -> transfer state (mmc_init_card), RCA chosen by the host */
@@ -774,21 +778,11 @@ static void test_device_sd_card_on_bus(void)
                                   "-device sd-card,drive=d3,bus=sdhi3.sd-bus",
                                   sd_img);
     uint8_t data[BLKSZ];
-    uint32_t ocr = 0;
-    uint16_t rca;
 
     /* The card sits on SDHI3, nowhere else */
     g_assert_true(rd16(qts, 3, SD_INFO1) & INFO1_SIGSTATE);
     g_assert_false(rd16(qts, SD_SLOT, SD_INFO1) & INFO1_SIGSTATE);
-    g_assert_true(cmd(qts, 3, CMD_NORSP | 0, 0, NULL));
-    cmd_ok(qts, 3, CMD_R1 | 8, 0x1aa);
-    for (int i = 0; i < 100 && !(ocr & BIT(31)); i++) {
-        cmd_ok(qts, 3, CMD_R1 | 55, 0);
-        ocr = cmd_ok(qts, 3, CMD_R3 | 41, 0x40ff8000);
-    }
-    cmd_ok(qts, 3, CMD_R2 | 2, 0);
-    rca = cmd_ok(qts, 3, CMD_R1 | 3, 0) >> 16;
-    cmd_ok(qts, 3, CMD_R1B | 7, rca << 16);
+    sd_init_slot(qts, 3);
     pio_read(qts, 3, 9, 1, data);
     check_against_image(sd_img, 9, data, 1);
     qtest_quit(qts);
