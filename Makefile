@@ -9,6 +9,7 @@
 
 SHELL := /bin/bash
 PAGE_SIZE ?= 4k
+export PAGE_SIZE
 
 .PHONY: all deps qemu guest kernel initramfs run shell check export-patches clean
 
