@@ -228,19 +228,19 @@ static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
 }
 
 /*
- * The GIC-400 decodes its CPU and virtual CPU interfaces with 4 KiB pages
- * repeated across 64 KiB (r8a77951.dtsi gives 0x20000-byte windows).  Linux
- * relies on this when it boots at EL2 (irq-gic.c gic_check_eoimode()).
+ * The GIC-400 decodes its CPU interface with each 4 KiB page repeated
+ * across 64 KiB (r8a77951.dtsi gives a 0x20000-byte window).  Linux relies
+ * on this when it boots at EL2 (irq-gic.c gic_check_eoimode()).  The
+ * virtual CPU interface would need the same, with EL2 support.
  */
-static void rcar_gen3_map_gic_aliases(RCarGen3State *s, int region,
-                                      hwaddr base, unsigned alias_set)
+static void rcar_gen3_map_gic_cpu_interface(RCarGen3State *s)
 {
-    MemoryRegion *mr = sysbus_mmio_get_region(SYS_BUS_DEVICE(&s->gic),
-                                              region);
+    MemoryRegion *mr = sysbus_mmio_get_region(SYS_BUS_DEVICE(&s->gic), 1);
+    hwaddr base = rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_CPU];
 
-    for (unsigned page = 0; page < 2; page++) {
+    for (unsigned page = 0; page < RCAR_GEN3_GICC_PAGES; page++) {
         for (unsigned j = 0; j < RCAR_GEN3_GIC_PAGE_ALIASES; j++) {
-            MemoryRegion *alias = &s->gic_alias[alias_set + page][j];
+            MemoryRegion *alias = &s->gicc_alias[page][j];
             hwaddr addr = base + page * RCAR_GEN3_GIC_PAGE_ALIASES *
                           GIC_PAGE_SIZE + j * GIC_PAGE_SIZE;
 
@@ -275,8 +275,7 @@ static bool rcar_gen3_realize_gic(RCarGen3State *s, Error **errp)
     }
 
     sysbus_mmio_map(gic, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST]);
-    rcar_gen3_map_gic_aliases(s, 1, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_CPU],
-                              0);
+    rcar_gen3_map_gic_cpu_interface(s);
 
     for (unsigned i = 0; i < n; i++) {
         DeviceState *cpu = DEVICE(&s->cpu[i]);

@@ -465,21 +465,25 @@ static void sdhi_pio_step(RenesasSDHIState *s)
     sdhi_update_irq(s);
 }
 
+/*
+ * The DMAC gives up: DTRANERR of channel @ch, no ACCESSEND.  DMA errors
+ * only show in DM_CM_INFO2, which Linux keeps masked (idmac.c:547): the
+ * driver's 5 s request timeout recovers.
+ */
+static void sdhi_dma_fail(RenesasSDHIState *s, unsigned ch)
+{
+    s->dm_info2 |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
+                        R_DM_CM_INFO2_DTRANERR0_MASK;
+    sdhi_end_data(s, false, false);
+}
+
 static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
 {
-    unsigned ch = sdhi_dma_channel(s->data_dir);
-
     qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA %s at bus address 0x%08" PRIx32
                   " failed (MemTxResult %d), %u blocks left\n", __func__,
                   sdhi_dir_name(s->data_dir), s->dm_addr, res, s->blocks_left);
     trace_renesas_sdhi_dma_error(s->dm_addr, res);
-    s->dm_info2 |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
-                        R_DM_CM_INFO2_DTRANERR0_MASK;
-    /*
-     * DMA errors only show in DM_CM_INFO2, which Linux keeps masked
-     * (idmac.c:547): the driver's 5 s request timeout recovers.
-     */
-    sdhi_end_data(s, false, false);
+    sdhi_dma_fail(s, sdhi_dma_channel(s->data_dir));
 }
 
 /* DMA: move up to DMA_CHUNK_BYTES, then come back from the timer */
@@ -553,9 +557,7 @@ static void sdhi_dma_start(RenesasSDHIState *s)
     if (ch != sdhi_dma_channel(s->data_dir)) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: DMAC channel %u started for a %s "
                       "command\n", __func__, ch, sdhi_dir_name(s->data_dir));
-        s->dm_info2 |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
-                            R_DM_CM_INFO2_DTRANERR0_MASK;
-        sdhi_end_data(s, false, false);
+        sdhi_dma_fail(s, ch);
         return;
     }
     if (!(s->dm_rst & (R_DM_CM_RST_DTRANRST0_MASK << ch))) {

@@ -68,6 +68,7 @@
 /* renesas_sdhi_internal_dmac.c:38-60 */
 #define DTRANEND0           BIT(16)     /* CH0: write to the card */
 #define DTRANEND1           BIT(20)     /* CH1: read from the card */
+#define DTRANERR0           BIT(16)
 #define DTRANERR1           BIT(17)
 #define DTRAN_MODE_READ     0x00010031
 #define DTRAN_MODE_WRITE    0x00000031
@@ -677,6 +678,28 @@ static void test_dma_fault(void)
     qtest_quit(qts);
 }
 
+static void test_dma_wrong_channel(void)
+{
+    QTestState *qts = sdhi_boot();
+    uint16_t rca = sd_init(qts);
+
+    /* A read command, but the DMAC set up for CH0 (memory to card) */
+    setup_data(qts, SD_SLOT, 4);
+    dma_setup(qts, SD_SLOT, false, RAM_BUF);
+    cmd_ok(qts, SD_SLOT, rw_cmd(true, 4), card_addr(0));
+    wr32(qts, SD_SLOT, DM_CM_DTRAN_CTRL, 1);
+    qtest_clock_step(qts, 1000);
+    g_assert_cmphex(rd32(qts, SD_SLOT, DM_CM_INFO2) & (DTRANERR0 | DTRANERR1),
+                    ==, DTRANERR0);
+    g_assert_cmphex(rd32(qts, SD_SLOT, DM_CM_INFO1) &
+                    (DTRANEND0 | DTRANEND1), ==, 0);
+    g_assert_false(rd16(qts, SD_SLOT, SD_INFO1) & INFO1_ACCESSEND);
+    g_assert_false(rd16(qts, SD_SLOT, SD_INFO2) & INFO2_CBSY);
+    g_assert_cmpuint(R1_STATE(card_status(qts, SD_SLOT, rca)), ==,
+                     STATE_TRAN);
+    qtest_quit(qts);
+}
+
 static void test_dma_address_alignment(void)
 {
     QTestState *qts = sdhi_boot();
@@ -932,6 +955,7 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi/dma-write", test_dma_write);
     qtest_add_func("/renesas-sdhi/emmc-cmd23-dma", test_emmc_cmd23_dma);
     qtest_add_func("/renesas-sdhi/dma-fault", test_dma_fault);
+    qtest_add_func("/renesas-sdhi/dma-wrong-channel", test_dma_wrong_channel);
     qtest_add_func("/renesas-sdhi/dma-address-alignment",
                    test_dma_address_alignment);
     qtest_add_func("/renesas-sdhi/busy-drops-commands",

@@ -31,8 +31,8 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define RCAR_GEN3_NUM_SPIS          480
 #define RCAR_GEN3_MAX_RAM_BANKS     4
 #define RCAR_GEN3_NUM_SDHI          4
-/* GICC and GICV: each 4 KiB page repeated over 64 KiB (GIC-400 on AXI) */
-#define RCAR_GEN3_GIC_ALIASED_PAGES 4
+/* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
+#define RCAR_GEN3_GICC_PAGES        2
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
 
 /* Peripherals shared by every Gen3 SoC, at the same address everywhere */
@@ -96,8 +96,7 @@ struct RCarGen3State {
     CPUClusterState cluster[RCAR_GEN3_NUM_CLUSTERS];
     ARMCPU cpu[RCAR_GEN3_MAX_CPUS];
     GICState gic;
-    MemoryRegion gic_alias[RCAR_GEN3_GIC_ALIASED_PAGES]
-                          [RCAR_GEN3_GIC_PAGE_ALIASES];
+    MemoryRegion gicc_alias[RCAR_GEN3_GICC_PAGES][RCAR_GEN3_GIC_PAGE_ALIASES];
     MemoryRegion ram_alias[RCAR_GEN3_MAX_RAM_BANKS];
     RCarPrrState prr;
     RCarRstState rst;
