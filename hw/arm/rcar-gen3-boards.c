@@ -61,6 +61,7 @@ struct RCarGen3MachineState {
 
     /* Properties; 0 means the SoC's default */
     uint8_t prr_cut;
+    bool iommu;
 };
 
 /* GIC interrupt specifiers (include/dt-bindings/interrupt-controller) */
@@ -236,7 +237,7 @@ static char *sdhi_node_path(unsigned n)
  * regulators; no cd-gpios, so card detect is native (SD_INFO1).
  */
 static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
-                         uint32_t clk, uint32_t vmmc)
+                         uint32_t clk, uint32_t vmmc, uint32_t ipmmu)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
@@ -262,9 +263,54 @@ static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
         qemu_fdt_setprop(fdt, node, "no-sd", NULL, 0);
         qemu_fdt_setprop(fdt, node, "no-sdio", NULL, 0);
     }
+    if (ipmmu) {
+        qemu_fdt_setprop_cells(fdt, node, "iommus", ipmmu,
+                               RCAR_GEN3_SDHI0_UTLB + n);
+    }
     if (!(sdhi_enabled(m) & BIT(n))) {
         qemu_fdt_setprop_string(fdt, node, "status", "disabled");
     }
+}
+
+/*
+ * The IPMMU nodes of r8a77951.dtsi without "power-domains" (no SYSC
+ * provider here; the driver does not use it).  The cache instance names
+ * its main one in "renesas,ipmmu-main" (ipmmu-vmsa.c:1053-1057).
+ * Returns the phandle of IPMMU-DS1.
+ */
+static uint32_t fdt_add_ipmmus(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    g_autofree char *compat = g_strdup_printf("renesas,ipmmu-%s", sc->dt_name);
+    g_autofree char *mm = g_strdup_printf("/soc/iommu@%" HWADDR_PRIx,
+                                rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_MM]);
+    g_autofree char *ds1 = g_strdup_printf("/soc/iommu@%" HWADDR_PRIx,
+                                rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_DS1]);
+    uint32_t mm_phandle = qemu_fdt_alloc_phandle(fdt);
+    uint32_t ds1_phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, mm);
+    qemu_fdt_setprop_string(fdt, mm, "compatible", compat);
+    qemu_fdt_setprop_sized_cells(fdt, mm, "reg",
+                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_MM],
+                                 2, RCAR_IPMMU_MMIO_SIZE);
+    qemu_fdt_setprop_cells(fdt, mm, "interrupts",
+                           GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM, IRQ_TYPE_LEVEL_HIGH,
+                           GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM_SECURE,
+                           IRQ_TYPE_LEVEL_HIGH);
+    qemu_fdt_setprop_cell(fdt, mm, "#iommu-cells", 1);
+    qemu_fdt_setprop_cell(fdt, mm, "phandle", mm_phandle);
+
+    qemu_fdt_add_subnode(fdt, ds1);
+    qemu_fdt_setprop_string(fdt, ds1, "compatible", compat);
+    qemu_fdt_setprop_sized_cells(fdt, ds1, "reg",
+                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_DS1],
+                                 2, RCAR_IPMMU_MMIO_SIZE);
+    /* The second cell is ds1's bit in IMSSTR of IPMMU-MM */
+    qemu_fdt_setprop_cells(fdt, ds1, "renesas,ipmmu-main", mm_phandle, 1);
+    qemu_fdt_setprop_cell(fdt, ds1, "#iommu-cells", 1);
+    qemu_fdt_setprop_cell(fdt, ds1, "phandle", ds1_phandle);
+    return ds1_phandle;
 }
 
 static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
@@ -273,7 +319,7 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
     g_autofree char *scif_compat = NULL;
     const char *scif = "/soc/serial@e6e88000";
-    uint32_t scif_fck, sdhi_clk, vmmc, gic;
+    uint32_t scif_fck, sdhi_clk, vmmc, gic, ipmmu = 0;
 
     scif_fck = fdt_add_fixed_clock(fdt, "clock-scif", mc->scif_fck_hz);
     sdhi_clk = fdt_add_fixed_clock(fdt, "clock-sdhi", 200000000);
@@ -307,8 +353,12 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_cell(fdt, scif, "clocks", scif_fck);
     qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
 
+    /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
+    if (m->iommu) {
+        ipmmu = fdt_add_ipmmus(m, fdt);
+    }
     for (int n = RCAR_GEN3_NUM_SDHI - 1; n >= 0; n--) {
-        fdt_add_sdhi(m, fdt, n, sdhi_clk, vmmc);
+        fdt_add_sdhi(m, fdt, n, sdhi_clk, vmmc, ipmmu);
     }
 }
 
@@ -461,6 +511,7 @@ static void rcar_gen3_board_init(MachineState *ms)
     if (m->prr_cut) {
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
     }
+    qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
     sysbus_realize_and_unref(SYS_BUS_DEVICE(m->soc), &error_fatal);
     rcar_gen3_attach_cards(m);
 
@@ -491,6 +542,21 @@ static void rcar_gen3_set_prr_cut(Object *obj, Visitor *v, const char *name,
     visit_type_uint8(v, name, &RCAR_GEN3_MACHINE(obj)->prr_cut, errp);
 }
 
+static bool rcar_gen3_get_iommu(Object *obj, Error **errp)
+{
+    return RCAR_GEN3_MACHINE(obj)->iommu;
+}
+
+static void rcar_gen3_set_iommu(Object *obj, bool value, Error **errp)
+{
+    RCAR_GEN3_MACHINE(obj)->iommu = value;
+}
+
+static void rcar_gen3_machine_instance_init(Object *obj)
+{
+    RCAR_GEN3_MACHINE(obj)->iommu = true;
+}
+
 static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -506,6 +572,11 @@ static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "prr-cut",
         "Silicon revision in the PRR: 0x20 is ES3.0 (the default on H3), "
         "0x10 ES2.0, 0x00 ES1.0");
+    object_class_property_add_bool(oc, "iommu", rcar_gen3_get_iommu,
+                                   rcar_gen3_set_iommu);
+    object_class_property_set_description(oc, "iommu",
+        "Set off to connect the SD/MMC hosts straight to memory instead of "
+        "through the IPMMU, and leave the IPMMU out of the device tree");
 }
 
 static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
@@ -534,6 +605,7 @@ static const TypeInfo rcar_gen3_machine_types[] = {
         .name = TYPE_RCAR_GEN3_MACHINE,
         .parent = TYPE_MACHINE,
         .instance_size = sizeof(RCarGen3MachineState),
+        .instance_init = rcar_gen3_machine_instance_init,
         .class_size = sizeof(RCarGen3MachineClass),
         .class_init = rcar_gen3_machine_class_init,
         .abstract = true,

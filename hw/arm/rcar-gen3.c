@@ -35,6 +35,8 @@ const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS] = {
     [RCAR_GEN3_DEV_PRR]        = 0xfff00044,
     [RCAR_GEN3_DEV_RST]        = 0xe6160000,
     [RCAR_GEN3_DEV_SCIF2]      = 0xe6e88000,
+    [RCAR_GEN3_DEV_IPMMU_MM]   = 0xe67b0000,
+    [RCAR_GEN3_DEV_IPMMU_DS1]  = 0xe7740000,
     [RCAR_GEN3_DEV_SDHI0]      = 0xee100000,
     [RCAR_GEN3_DEV_SDHI1]      = 0xee120000,
     [RCAR_GEN3_DEV_SDHI2]      = 0xee140000,
@@ -84,7 +86,6 @@ static const RCarGen3Window r8a77951_unimp[] = {
     { "rcar-gen3.ipmmu-hc",  0xe6570000, 0x1000 },
     { "rcar-gen3.sys-dmac0", 0xe6700000, 0x10000 },
     { "rcar-gen3.ipmmu-ds0", 0xe6740000, 0x1000 },
-    { "rcar-gen3.ipmmu-mm",  0xe67b0000, 0x1000 },
     { "rcar-gen3.scif0",     0xe6e60000, 0x40 },
     { "rcar-gen3.scif1",     0xe6e68000, 0x40 },
     { "rcar-gen3.scif3",     0xe6c50000, 0x40 },
@@ -92,7 +93,6 @@ static const RCarGen3Window r8a77951_unimp[] = {
     { "rcar-gen3.scif5",     0xe6f30000, 0x40 },
     { "rcar-gen3.sys-dmac1", 0xe7300000, 0x10000 },
     { "rcar-gen3.sys-dmac2", 0xe7310000, 0x10000 },
-    { "rcar-gen3.ipmmu-ds1", 0xe7740000, 0x1000 },
     { "rcar-gen3.ipmmu-mp0", 0xec670000, 0x1000 },
     { "rcar-gen3.rpc",       0xee200000, 0x200 },
     { "rcar-gen3.ipmmu-pv0", 0xfd800000, 0x1000 },
@@ -322,14 +322,45 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
     return true;
 }
 
+/*
+ * IPMMU-MM holds the contexts and the fault IRQ; IPMMU-DS1 is the cache
+ * IPMMU in front of the SDHIs.  The other cache IPMMUs stay unimplemented:
+ * Linux only puts the SDHIs behind an IPMMU on Gen3 (ipmmu-vmsa.c:741-746).
+ */
+static bool rcar_gen3_realize_ipmmu(RCarGen3State *s, Error **errp)
+{
+    SysBusDevice *mm = SYS_BUS_DEVICE(&s->ipmmu_mm);
+    SysBusDevice *ds1 = SYS_BUS_DEVICE(&s->ipmmu_ds1);
+
+    object_property_set_link(OBJECT(mm), "downstream",
+                             OBJECT(get_system_memory()), &error_abort);
+    if (!sysbus_realize(mm, errp)) {
+        return false;
+    }
+    sysbus_mmio_map(mm, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_MM]);
+    sysbus_connect_irq(mm, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_IPMMU_MM));
+
+    object_property_set_link(OBJECT(ds1), "downstream",
+                             OBJECT(get_system_memory()), &error_abort);
+    object_property_set_link(OBJECT(ds1), "main", OBJECT(mm), &error_abort);
+    if (!sysbus_realize(ds1, errp)) {
+        return false;
+    }
+    sysbus_mmio_map(ds1, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_DS1]);
+    return true;
+}
+
 static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
 {
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
         SysBusDevice *sdhi = SYS_BUS_DEVICE(&s->sdhi[i]);
+        MemoryRegion *dma = get_system_memory();
 
-        /* Straight to memory until the IPMMU sits in between */
-        object_property_set_link(OBJECT(sdhi), "dma-memory",
-                                 OBJECT(get_system_memory()), &error_abort);
+        if (s->iommu) {
+            dma = rcar_ipmmu_utlb_mr(&s->ipmmu_ds1, RCAR_GEN3_SDHI0_UTLB + i);
+        }
+        object_property_set_link(OBJECT(sdhi), "dma-memory", OBJECT(dma),
+                                 &error_abort);
         if (!sysbus_realize(sdhi, errp)) {
             return false;
         }
@@ -382,6 +413,8 @@ static void rcar_gen3_init(Object *obj)
         /* The child name makes the SD bus "sdhi<i>.sd-bus" */
         object_initialize_child(obj, name, &s->sdhi[i], TYPE_RENESAS_SDHI);
     }
+    object_initialize_child(obj, "ipmmu-mm", &s->ipmmu_mm, TYPE_RCAR_IPMMU);
+    object_initialize_child(obj, "ipmmu-ds1", &s->ipmmu_ds1, TYPE_RCAR_IPMMU);
 
     s->prr_cut = sc->prr_cut;
     s->cntfrq = sc->cntfrq;
@@ -414,6 +447,7 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
                     rcar_gen3_memmap[RCAR_GEN3_DEV_RST]);
 
     if (!rcar_gen3_realize_scif2(s, errp) ||
+        !rcar_gen3_realize_ipmmu(s, errp) ||
         !rcar_gen3_realize_sdhi(s, errp)) {
         return;
     }
@@ -434,6 +468,7 @@ static const Property rcar_gen3_properties[] = {
     DEFINE_PROP_UINT8("prr-cut", RCarGen3State, prr_cut, 0),
     DEFINE_PROP_UINT32("modemr", RCarGen3State, modemr, 0),
     DEFINE_PROP_UINT64("cntfrq", RCarGen3State, cntfrq, 0),
+    DEFINE_PROP_BOOL("iommu", RCarGen3State, iommu, true),
 };
 
 static void rcar_gen3_class_init(ObjectClass *oc, void *data)

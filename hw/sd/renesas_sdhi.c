@@ -265,7 +265,9 @@ static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
                            R_DM_CM_INFO1_DTRANEND0_MASK;
         }
         s->stat_dma_largest = MAX(s->stat_dma_largest, s->cur_dma_bytes);
-        trace_renesas_sdhi_dma_done(s->cur_dma_bytes, ok);
+        s->stat_dma_max_runs = MAX(s->stat_dma_max_runs, s->cur_dma_runs);
+        s->stat_dma_multi_run_transfers += s->cur_dma_runs > 1;
+        trace_renesas_sdhi_dma_done(s->cur_dma_bytes, s->cur_dma_runs, ok);
     }
     if (accessend) {
         s->info1 |= R_SD_INFO1_ACCESSEND_MASK;
@@ -486,6 +488,45 @@ static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
     sdhi_dma_fail(s, sdhi_dma_channel(s->data_dir));
 }
 
+/*
+ * Count the physically contiguous runs of guest memory that one DMA
+ * transfer covers: behind the IPMMU one bus address range is many
+ * scattered pages, without it one run.  Contiguity is judged on the RAM
+ * offsets that the DMA address space resolves to, which follow guest
+ * physical addresses within a RAM bank.
+ */
+#define RUN_NONE UINT64_MAX
+
+static void sdhi_dma_count_runs(RenesasSDHIState *s, hwaddr addr,
+                                hwaddr len, bool is_write)
+{
+    RCU_READ_LOCK_GUARD();
+
+    while (len) {
+        hwaddr xlat, plen = len;
+        MemoryRegion *mr = address_space_translate(&s->dma_as, addr, &xlat,
+                                                   &plen, is_write,
+                                                   MEMTXATTRS_UNSPECIFIED);
+        uint64_t where = RUN_NONE;
+
+        if (memory_region_is_ram(mr)) {
+            where = memory_region_get_ram_addr(mr) + xlat;
+        }
+        if (where == RUN_NONE || where != s->run_next) {
+            s->cur_dma_runs++;
+            s->stat_dma_runs++;
+            trace_renesas_sdhi_dma_run(addr, s->cur_dma_runs, where);
+        }
+        s->run_next = where == RUN_NONE ? RUN_NONE : where + plen;
+        plen = MIN(plen, len);
+        if (!plen) {
+            break;
+        }
+        addr += plen;
+        len -= plen;
+    }
+}
+
 /* DMA: move up to DMA_CHUNK_BYTES, then come back from the timer */
 static void sdhi_dma_step(RenesasSDHIState *s)
 {
@@ -500,9 +541,11 @@ static void sdhi_dma_step(RenesasSDHIState *s)
                 return;
             }
             sdbus_read_data(&s->sdbus, s->buf, s->blksz);
+            sdhi_dma_count_runs(s, s->dm_addr, s->blksz, true);
             res = dma_memory_write(&s->dma_as, s->dm_addr, s->buf, s->blksz,
                                    MEMTXATTRS_UNSPECIFIED);
         } else {
+            sdhi_dma_count_runs(s, s->dm_addr, s->blksz, false);
             res = dma_memory_read(&s->dma_as, s->dm_addr, s->buf, s->blksz,
                                   MEMTXATTRS_UNSPECIFIED);
             if (res == MEMTX_OK) {
@@ -567,6 +610,8 @@ static void sdhi_dma_start(RenesasSDHIState *s)
     }
     s->dma_started = true;
     s->cur_dma_bytes = 0;
+    s->cur_dma_runs = 0;
+    s->run_next = RUN_NONE;
     s->stat_dma_transfers++;
     trace_renesas_sdhi_dma_start(sdhi_dir_name(s->data_dir), s->dm_addr,
                                  s->blocks_left, s->blksz);
@@ -1038,6 +1083,14 @@ static void renesas_sdhi_init(Object *obj)
                                    &s->stat_dma_largest, OBJ_PROP_FLAG_READ);
     object_property_add_uint64_ptr(obj, "pio-blocks", &s->stat_pio_blocks,
                                    OBJ_PROP_FLAG_READ);
+    /* Physically contiguous runs of guest RAM behind the bus addresses */
+    object_property_add_uint64_ptr(obj, "dma-phys-runs", &s->stat_dma_runs,
+                                   OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "dma-max-phys-runs",
+                                   &s->stat_dma_max_runs, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(obj, "dma-multi-run-transfers",
+                                   &s->stat_dma_multi_run_transfers,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
@@ -1135,6 +1188,11 @@ static const VMStateDescription vmstate_renesas_sdhi = {
         VMSTATE_UINT64(stat_dma_bytes, RenesasSDHIState),
         VMSTATE_UINT64(stat_dma_largest, RenesasSDHIState),
         VMSTATE_UINT64(stat_pio_blocks, RenesasSDHIState),
+        VMSTATE_UINT64(cur_dma_runs, RenesasSDHIState),
+        VMSTATE_UINT64(run_next, RenesasSDHIState),
+        VMSTATE_UINT64(stat_dma_runs, RenesasSDHIState),
+        VMSTATE_UINT64(stat_dma_max_runs, RenesasSDHIState),
+        VMSTATE_UINT64(stat_dma_multi_run_transfers, RenesasSDHIState),
         VMSTATE_TIMER_PTR(xfer_timer, RenesasSDHIState),
         VMSTATE_END_OF_LIST()
     }

@@ -9,6 +9,7 @@
 #define HW_ARM_RCAR_GEN3_H
 
 #include "cpu.h"
+#include "hw/arm/rcar_ipmmu.h"
 #include "hw/char/sh_serial.h"
 #include "hw/cpu/cluster.h"
 #include "hw/intc/arm_gic.h"
@@ -44,6 +45,8 @@ enum {
     RCAR_GEN3_DEV_PRR,
     RCAR_GEN3_DEV_RST,
     RCAR_GEN3_DEV_SCIF2,
+    RCAR_GEN3_DEV_IPMMU_MM,
+    RCAR_GEN3_DEV_IPMMU_DS1,
     RCAR_GEN3_DEV_SDHI0,
     RCAR_GEN3_DEV_SDHI1,
     RCAR_GEN3_DEV_SDHI2,
@@ -56,7 +59,12 @@ enum {
 enum {
     RCAR_GEN3_SPI_SCIF2 = 164,
     RCAR_GEN3_SPI_SDHI0 = 165,          /* SDHI n is SPI 165 + n */
+    RCAR_GEN3_SPI_IPMMU_MM = 196,
+    RCAR_GEN3_SPI_IPMMU_MM_SECURE = 197, /* in the DT; Linux never uses it */
 };
+
+/* SDHI n is wired to uTLB 32 + n of IPMMU-DS1 (r8a77951.dtsi "iommus") */
+#define RCAR_GEN3_SDHI0_UTLB    32
 
 typedef struct RCarGen3Window {
     const char *name;
@@ -103,6 +111,8 @@ struct RCarGen3State {
     SHSerialState scif2;
     OrIRQState scif2_irq;
     RenesasSDHIState sdhi[RCAR_GEN3_NUM_SDHI];
+    RCarIPMMUState ipmmu_mm;
+    RCarIPMMUState ipmmu_ds1;
 
     /* Properties */
     MemoryRegion *dram;
@@ -110,6 +120,7 @@ struct RCarGen3State {
     uint8_t prr_cut;
     uint32_t modemr;
     uint64_t cntfrq;
+    bool iommu;                 /* SDHI DMA through the IPMMU */
 };
 
 extern const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS];

@@ -93,7 +93,12 @@ struct RenesasSDHIState {
     uint64_t stat_dma_bytes;
     uint64_t stat_dma_largest;
     uint64_t stat_pio_blocks;
+    uint64_t stat_dma_runs;
+    uint64_t stat_dma_max_runs;
+    uint64_t stat_dma_multi_run_transfers;
     uint64_t cur_dma_bytes;     /* of the transfer in flight */
+    uint64_t cur_dma_runs;      /* physical runs of the transfer in flight */
+    uint64_t run_next;          /* RAM offset that would extend the run */
 
     /* Properties */
     MemoryRegion *dma_mr;
