@@ -14,10 +14,11 @@
 import hashlib
 import os
 import random
+import re
 import time
 
 from qemu_test import LinuxKernelTest
-from qemu_test import exec_command_and_wait_for_pattern
+from qemu_test import exec_command, exec_command_and_wait_for_pattern
 
 
 class RCarGen3Base(LinuxKernelTest):
@@ -59,6 +60,17 @@ class RCarGen3Base(LinuxKernelTest):
         in the command so that the echo of the command line cannot match."""
         self.run_in_guest(f'echo "$({command}) =""{name}"',
                           f'{expected} ={name}', failure=f' ={name}')
+
+    def qom(self, sdhi, prop):
+        return self.vm.cmd('qom-get', path=f'/machine/soc/sdhi{sdhi}',
+                           property=prop)
+
+    def expect_sha(self, command, expected):
+        """Run command | sha256sum in the guest and compare with expected.
+        The marker is split in the command so that only the output
+        matches it, not the echo of the command line."""
+        self.check_guest_value(f'{command} | sha256sum | cut -d" " -f1',
+                               'SHA', expected)
 
     def power_off(self):
         exec_command_and_wait_for_pattern(self, 'poweroff -f',
@@ -115,7 +127,8 @@ class RCarGen3Machine(RCarGen3Base):
         self.power_off()
 
 
-MiB = 1024 * 1024
+KiB = 1024
+MiB = 1024 * KiB
 
 
 def make_image(path, size, random_bytes, seed):
@@ -171,17 +184,6 @@ class RCarGen3SDHI(RCarGen3Base):
     def boot_with_cards(self):
         self.boot(2, extra_args=self.drives())
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
-
-    def qom(self, sdhi, prop):
-        return self.vm.cmd('qom-get', path=f'/machine/soc/sdhi{sdhi}',
-                           property=prop)
-
-    def expect_sha(self, command, expected):
-        """Run command | sha256sum in the guest and compare with expected.
-        The marker is split in the command so that only the output
-        matches it, not the echo of the command line."""
-        self.check_guest_value(f'{command} | sha256sum | cut -d" " -f1',
-                               'SHA', expected)
 
     def test_probe_and_dma_io(self):
         self.make_images()
@@ -267,6 +269,119 @@ class RCarGen3SDHI(RCarGen3Base):
                                'cat /tmp/sum', 'SHA',
                                sha256_of(self.emmc, 0, self.IO_SIZE))
         self.power_off()
+
+
+class RCarGen3IPMMU(RCarGen3Base):
+    """The SDHIs behind IPMMU-DS1: Linux maps a whole block request to one
+    IOVA range, so the single-segment DMAC moves many scattered pages in
+    one transfer.  The same kernel with iommu=off is the baseline."""
+
+    IO_SIZE = 128 * MiB
+    EMMC_SIZE = 2 * IO_SIZE
+
+    def make_emmc(self):
+        self.emmc = os.path.join(self.workdir, 'emmc.img')
+        make_image(self.emmc, self.EMMC_SIZE, self.IO_SIZE, 4)
+
+    def ipmmu_qom(self, prop):
+        return self.vm.cmd('qom-get', path='/machine/soc/ipmmu-ds1',
+                           property=prop)
+
+    def read_and_write(self):
+        """128 MiB O_DIRECT read in 1 MiB blocks, checked against the host
+        file, kept in tmpfs and written back 128 MiB further on.  Returns
+        the SDHI2 DMA transfers and the block-layer requests of the read."""
+        transfers = self.qom(2, 'dma-transfers')
+        self.check_guest_value('cut -c1-8 /sys/block/mmcblk0/stat '
+                               '> /tmp/ios; echo saved', 'IOS', 'saved')
+        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count={self.IO_SIZE // MiB}'
+                        ' iflag=direct 2>/dev/null | tee /tmp/data',
+                        sha256_of(self.emmc, 0, self.IO_SIZE))
+        transfers = self.qom(2, 'dma-transfers') - transfers
+        # Field 1 of the stat file: read requests completed
+        ios = self.guest_int('echo $(( $(cut -c1-8 /sys/block/mmcblk0/stat)'
+                             ' - $(cat /tmp/ios) ))', 'READIOS')
+        self.check_guest_value(f'dd if=/tmp/data of=/dev/mmcblk0 bs=1M '
+                               f'seek={self.IO_SIZE // MiB} oflag=direct '
+                               '2>/dev/null; echo $?', 'WRITE', 0)
+        self.log.info('128 MiB O_DIRECT read: %d block requests, %d SDHI '
+                      'DMA transfers; largest transfer %d bytes, at most %d '
+                      'physical runs in one', ios, transfers,
+                      self.qom(2, 'dma-largest-transfer'),
+                      self.qom(2, 'dma-max-phys-runs'))
+        return transfers, ios
+
+    def guest_int(self, command, name):
+        """The integer that a guest command prints.  Like check_guest_value,
+        the marker is split in the command so that its echo cannot match."""
+        exec_command(self, f'echo "VAL<$({command})>=""{name}"')
+        pattern = re.compile(rb'VAL<(-?[0-9]+)>=' + name.encode())
+        line = b''
+        while True:
+            c = self.vm.console_socket.recv(1)
+            if not c:
+                self.fail(f'EOF in console, expected the value of {name}')
+            line += c
+            if c == b'\n':
+                match = pattern.search(line)
+                if match:
+                    return int(match.group(1))
+                line = b''
+
+    def check_written(self):
+        self.assertEqual(sha256_of(self.emmc, self.IO_SIZE, self.IO_SIZE),
+                         sha256_of(self.emmc, 0, self.IO_SIZE))
+
+    def test_merged_segments(self):
+        self.make_emmc()
+        self.boot(2, extra_args=('-drive',
+                                 f'if=sd,index=2,file={self.emmc},format=raw'))
+        self.wait_for_console_pattern(
+            'ipmmu-vmsa e67b0000.iommu: IPMMU context 0 is reserved')
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.check_guest_value('dmesg | grep -c "ee140000.mmc: Adding to '
+                               'iommu group"', 'GROUPED', 1)
+        self.check_guest_value('dmesg | grep -c -E "ee140000.mmc: '
+                               '(Using|Reusing) IPMMU context [1-7]"',
+                               'CONTEXT', 1)
+        self.check_guest_value('ls /sys/kernel/iommu_groups/*/devices/ | '
+                               'grep -c "^ee140000.mmc$"', 'INGROUP', 1)
+        self.check_guest_value('cat /sys/block/mmcblk0/queue/max_segments',
+                               'MAXSEGS', 512)
+        transfers, ios = self.read_and_write()
+        # Requests of 1 MiB: each is one DMA transfer over scattered pages
+        self.assertLessEqual(ios, 2 * self.IO_SIZE // MiB)
+        self.assertLessEqual(transfers, 2 * self.IO_SIZE // MiB)
+        self.assertGreater(self.qom(2, 'dma-largest-transfer'), 64 * KiB)
+        self.assertGreaterEqual(self.qom(2, 'dma-multi-run-transfers'),
+                                self.IO_SIZE // MiB // 2)
+        self.assertGreater(self.qom(2, 'dma-max-phys-runs'), 1)
+        self.assertGreater(self.ipmmu_qom('translations'), 0)
+        self.assertEqual(self.ipmmu_qom('faults'), 0)
+        self.check_guest_value('dmesg | grep -c -E "TLB sync timed out|'
+                               'Unhandled fault|Page Table Walk Abort"',
+                               'IPMMUERRORS', 0)
+        self.power_off()
+        self.check_written()
+
+    def test_without_iommu(self):
+        self.make_emmc()
+        self.boot(2, machine_opts='iommu=off',
+                  extra_args=('-drive',
+                              f'if=sd,index=2,file={self.emmc},format=raw'))
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.check_guest_value('dmesg | grep -c ipmmu', 'IPMMU', 0)
+        self.check_guest_value('cat /sys/block/mmcblk0/queue/max_segments',
+                               'MAXSEGS', 1)
+        transfers, ios = self.read_and_write()
+        # One physical run per transfer, so many more, smaller requests
+        self.assertGreater(ios, 2 * self.IO_SIZE // MiB)
+        self.assertGreater(transfers, 2 * self.IO_SIZE // MiB)
+        self.assertEqual(self.qom(2, 'dma-max-phys-runs'), 1)
+        self.assertEqual(self.qom(2, 'dma-multi-run-transfers'), 0)
+        self.assertEqual(self.ipmmu_qom('translations'), 0)
+        self.power_off()
+        self.check_written()
 
 
 if __name__ == '__main__':
