@@ -1,7 +1,9 @@
 # R-Car Gen3 emulation for QEMU: the front door.
 #
 #   make run      set up everything, boot the emulated Salvator-XS (R-Car H3)
-#                 to a shell on the console
+#                 with and without the IPMMU and report how Linux's block
+#                 requests reached the SD/MMC host (scripts/demo.py)
+#   make shell    boot it to a shell on the console
 #   make check    set up everything, run every test (style, qtests, boot tests)
 #
 # Everything lands in build/.  QEMU_SRC=/path/to/qemu builds against a QEMU
@@ -30,9 +32,10 @@ initramfs: kernel
 guest: kernel initramfs
 
 run: qemu guest
-	@scripts/run.sh
+	@python3 scripts/demo.py
 
-shell: run
+shell: qemu guest
+	@scripts/run.sh
 
 check: qemu guest
 	@scripts/check.sh
