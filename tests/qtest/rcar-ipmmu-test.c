@@ -635,6 +635,75 @@ static void test_iommu_off(void)
     qtest_quit(qts);
 }
 
+/*
+ * Random register writes on both instances, tables anywhere (RAM, holes,
+ * MMIO, the SDHI itself) and DMA started on top: QEMU must survive, and
+ * the fault interrupt must follow IMSTR and INTEN.
+ */
+static void test_random_accesses(void)
+{
+    QTestState *qts = ipmmu_boot("");
+    static const unsigned hot[] = {
+        IMCTR(1), IMTTBCR(1), IMTTLBR0(1), IMTTUBR0(1), IMSTR(1),
+        IMCTR(7), IMUCTR(SDHI2_UTLB), IMUCTR(2), IMSCTLR,
+    };
+    static const uint32_t tables[] = {
+        PT_POOL, 0x30000000, 0xee140000, 0xfff00040, 0xe67b0000, 0,
+    };
+    GRand *rand = g_rand_new_with_seed(0x7795);
+    bool irq_expected = false;
+
+    for (int i = 0; i < 20000; i++) {
+        uint64_t base = g_rand_boolean(rand) ? IPMMU_MM : IPMMU_DS1;
+        unsigned off = g_rand_boolean(rand) ?
+                       hot[g_rand_int_range(rand, 0, ARRAY_SIZE(hot))] :
+                       g_rand_int_range(rand, 0, 0x1000) & ~3;
+        uint32_t val = g_rand_int(rand);
+
+        if (off == IMTTLBR0(1)) {
+            val = tables[g_rand_int_range(rand, 0, ARRAY_SIZE(tables))] +
+                  (val & 0x1f);
+        }
+        if (off == IMUCTR(SDHI2_UTLB)) {
+            val &= 0xff;
+        }
+        if (g_rand_boolean(rand)) {
+            qtest_readl(qts, base + off);
+        } else {
+            qtest_writel(qts, base + off, val);
+        }
+        if (!(i % 64) &&
+            !(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY)) {
+            sdhi_setup_data(qts, EMMC_SLOT, 8);
+            sdhi_dma_setup(qts, EMMC_SLOT, g_rand_boolean(rand),
+                           g_rand_int(rand) & ~0x7fU);
+            sdhi_wr16(qts, EMMC_SLOT, SD_ARG, 0);
+            sdhi_wr16(qts, EMMC_SLOT, SD_CMD, sdhi_rw_cmd(true, 8));
+            qtest_clock_step(qts, 1000);
+            sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+        }
+        if (!(i % 16)) {
+            qtest_clock_step(qts, 1000);
+        }
+    }
+    g_rand_free(rand);
+
+    /* Alive, decoding, and the interrupt agrees with the registers */
+    for (unsigned c = 0; c < 8; c++) {
+        irq_expected |= (mm_rd(qts, IMCTR(c)) & IMCTR_INTEN) &&
+                        (mm_rd(qts, IMSTR(c)) & 0x17);
+    }
+    g_assert_cmpint(fault_irq(qts), ==, irq_expected);
+    for (unsigned c = 0; c < 8; c++) {
+        mm_wr(qts, IMSTR(c), 0);
+    }
+    g_assert_false(fault_irq(qts));
+    mm_wr(qts, IMTTLBR0(6), 0x12345000);
+    g_assert_cmphex(mm_rd(qts, IMTTLBR0(6)), ==, 0x12345000);
+    g_assert_cmphex(sdhi_rd16(qts, EMMC_SLOT, VERSION), ==, 0xcc10);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
@@ -656,6 +725,7 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-ipmmu/contexts", test_contexts);
     qtest_add_func("/rcar-ipmmu/utlb-banks", test_utlb_banks);
     qtest_add_func("/rcar-ipmmu/iommu-off", test_iommu_off);
+    qtest_add_func("/rcar-ipmmu/random-accesses", test_random_accesses);
 
     ret = g_test_run();
     unlink(emmc_img);
