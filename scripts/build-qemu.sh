@@ -16,10 +16,11 @@ if [ ! -f "$QEMU_BUILD/build.ninja" ]; then
         --enable-tcg --disable-werror >&2)
 fi
 
-# Our qtests are built alongside QEMU so `make check` can run them directly.
+# Our qtests are built alongside QEMU so `make check` can run them directly,
+# and qos-test, which holds QEMU's own SD host tests (sdhci-test.c).
 targets=(qemu-system-aarch64)
-for t in $(sed -n 's/^build \(tests\/qtest\/[a-z0-9-]*-test\): .*/\1/p' "$QEMU_BUILD/build.ninja" |
-           grep -E 'rcar|renesas|sdhci' || true); do
+for t in $(sed -n 's/^build \(tests\/qtest\/[a-z0-9_-]*-test\): .*/\1/p' "$QEMU_BUILD/build.ninja" |
+           grep -E 'rcar|renesas|sdhci|qos-test' || true); do
     targets+=("$t")
 done
 log "building ${targets[*]}"

@@ -134,7 +134,7 @@ REG32(SCC_TMPPORT7, 0x1070)
 #define SDIO_INFO1_EVENTS 0xc001
 
 /* DMA moves at most this much per timer callback, then yields the BQL */
-#define DMA_CHUNK_BYTES (64 * KiB)
+#define DMA_CHUNK_BYTES (256 * KiB)
 /* DM_DTRAN_ADDR[6:0] are reserved: the DMAC works on 128-byte units */
 #define DMA_ADDR_ALIGN  128
 
@@ -489,85 +489,139 @@ static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
 }
 
 /*
- * Count the physically contiguous runs of guest memory that one DMA
- * transfer covers: behind the IPMMU one bus address range is many
- * scattered pages, without it one run.  Contiguity is judged on the RAM
- * offsets that the DMA address space resolves to, which follow guest
- * physical addresses within a RAM bank.
+ * Guest memory side of the DMAC.  Behind the IPMMU one bus address range
+ * is many scattered pages; the DMAC stops at the first page it cannot
+ * access, as the hardware does, so memory is moved piece by piece, each
+ * piece as far as one translation reaches.  On the way it counts the
+ * physically contiguous runs of guest RAM that the transfer covers,
+ * judged on the RAM offsets the DMA address space resolves to (these
+ * follow guest physical addresses within a RAM bank).
  */
 #define RUN_NONE UINT64_MAX
+/* The smallest page an IOMMU in front of the DMAC can map */
+#define DMA_FAULT_GRANULE (4 * KiB)
 
-static void sdhi_dma_count_runs(RenesasSDHIState *s, hwaddr addr,
-                                hwaddr len, bool is_write)
+static hwaddr sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr, hwaddr len,
+                             bool is_write)
 {
+    hwaddr xlat, plen = len;
+    uint64_t where = RUN_NONE;
+    MemoryRegion *mr;
+
     RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(&s->dma_as, addr, &xlat, &plen, is_write,
+                                 MEMTXATTRS_UNSPECIFIED);
+    if (memory_region_is_ram(mr)) {
+        where = memory_region_get_ram_addr(mr) + xlat;
+    } else {
+        /* A fault or a device: go page by page to stop where it fails */
+        plen = MIN(plen, DMA_FAULT_GRANULE - (addr & (DMA_FAULT_GRANULE - 1)));
+    }
+    if (where == RUN_NONE || where != s->run_next) {
+        s->cur_dma_runs++;
+        s->stat_dma_runs++;
+        trace_renesas_sdhi_dma_run(addr, s->cur_dma_runs, where);
+    }
+    plen = MAX(MIN(plen, len), 1);
+    s->run_next = where == RUN_NONE ? RUN_NONE : where + plen;
+    return plen;
+}
 
-    while (len) {
-        hwaddr xlat, plen = len;
-        MemoryRegion *mr = address_space_translate(&s->dma_as, addr, &xlat,
-                                                   &plen, is_write,
-                                                   MEMTXATTRS_UNSPECIFIED);
-        uint64_t where = RUN_NONE;
+/* Move @len bytes between @buf and bus address @addr; stop at a fault */
+static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, hwaddr addr,
+                                   uint8_t *buf, hwaddr len, bool to_memory,
+                                   hwaddr *done)
+{
+    MemTxResult res = MEMTX_OK;
 
-        if (memory_region_is_ram(mr)) {
-            where = memory_region_get_ram_addr(mr) + xlat;
+    for (*done = 0; *done < len && res == MEMTX_OK; ) {
+        hwaddr piece = sdhi_dma_piece(s, addr + *done, len - *done, to_memory);
+
+        res = dma_memory_rw(&s->dma_as, addr + *done, buf + *done, piece,
+                            to_memory ? DMA_DIRECTION_FROM_DEVICE :
+                                        DMA_DIRECTION_TO_DEVICE,
+                            MEMTXATTRS_UNSPECIFIED);
+        if (res == MEMTX_OK) {
+            *done += piece;
         }
-        if (where == RUN_NONE || where != s->run_next) {
-            s->cur_dma_runs++;
-            s->stat_dma_runs++;
-            trace_renesas_sdhi_dma_run(addr, s->cur_dma_runs, where);
-        }
-        s->run_next = where == RUN_NONE ? RUN_NONE : where + plen;
-        plen = MIN(plen, len);
-        if (!plen) {
-            break;
-        }
-        addr += plen;
-        len -= plen;
+    }
+    return res;
+}
+
+/*
+ * Card side: @blocks blocks, in bulk as far as the card allows, then
+ * block by block so that the end of what the card gives or takes shows
+ * up at a block boundary (sd.c stops a CMD23 transfer there).  Returns
+ * how many blocks moved.
+ */
+static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
+                               uint32_t blocks)
+{
+    uint32_t n = sdbus_read_blocks(&s->sdbus, buf, blocks * s->blksz) /
+                 s->blksz;
+
+    for (; n < blocks && sdbus_data_ready(&s->sdbus); n++) {
+        sdbus_read_data(&s->sdbus, buf + n * s->blksz, s->blksz);
+    }
+    return n;
+}
+
+static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
+                                uint32_t blocks)
+{
+    uint32_t n = sdbus_write_blocks(&s->sdbus, buf, blocks * s->blksz) /
+                 s->blksz;
+
+    for (; n < blocks && sdhi_card_takes_data(s); n++) {
+        sdbus_write_data(&s->sdbus, buf + n * s->blksz, s->blksz);
+    }
+    return n;
+}
+
+/* Account for @blocks moved blocks; the address only moves if it should */
+static void sdhi_dma_advance(RenesasSDHIState *s, uint32_t blocks)
+{
+    uint32_t bytes = blocks * s->blksz;
+
+    s->blocks_left -= blocks;
+    s->cur_dma_bytes += bytes;
+    s->stat_dma_bytes += bytes;
+    if (FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE)) {
+        s->dm_addr += bytes;
     }
 }
 
-/* DMA: move up to DMA_CHUNK_BYTES, then come back from the timer */
+/*
+ * DMA: move up to DMA_CHUNK_BYTES, then come back from the timer.  With a
+ * fixed address (ADDR_MODE 0) every block goes to the same place, so the
+ * chunk is one block.
+ */
 static void sdhi_dma_step(RenesasSDHIState *s)
 {
-    bool increment = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE);
-    unsigned budget = MAX(DMA_CHUNK_BYTES / s->blksz, 1);
+    bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
+    uint32_t chunk = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE) ?
+                     MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
+    uint32_t blocks = MIN(s->blocks_left, chunk);
+    uint32_t moved;
     MemTxResult res;
+    hwaddr done;
 
-    while (s->blocks_left && budget--) {
-        if (s->data_dir == RENESAS_SDHI_DATA_READ) {
-            if (!sdbus_data_ready(&s->sdbus)) {
-                sdhi_data_timeout(s);
-                return;
-            }
-            sdbus_read_data(&s->sdbus, s->buf, s->blksz);
-            sdhi_dma_count_runs(s, s->dm_addr, s->blksz, true);
-            res = dma_memory_write(&s->dma_as, s->dm_addr, s->buf, s->blksz,
-                                   MEMTXATTRS_UNSPECIFIED);
-        } else {
-            sdhi_dma_count_runs(s, s->dm_addr, s->blksz, false);
-            res = dma_memory_read(&s->dma_as, s->dm_addr, s->buf, s->blksz,
-                                  MEMTXATTRS_UNSPECIFIED);
-            if (res == MEMTX_OK) {
-                if (!sdhi_card_takes_data(s)) {
-                    sdhi_data_timeout(s);
-                    return;
-                }
-                sdbus_write_data(&s->sdbus, s->buf, s->blksz);
-            }
-        }
-        if (res != MEMTX_OK) {
-            sdhi_dma_error(s, res);
-            return;
-        }
-        s->blocks_left--;
-        s->cur_dma_bytes += s->blksz;
-        s->stat_dma_bytes += s->blksz;
-        if (increment) {
-            s->dm_addr += s->blksz;
-        }
+    if (read) {
+        moved = sdhi_card_read(s, s->dma_buf, blocks);
+        res = sdhi_dma_memory(s, s->dm_addr, s->dma_buf, moved * s->blksz,
+                              true, &done);
+    } else {
+        res = sdhi_dma_memory(s, s->dm_addr, s->dma_buf, blocks * s->blksz,
+                              false, &done);
+        /* Only whole blocks that came from memory go to the card */
+        moved = sdhi_card_write(s, s->dma_buf, done / s->blksz);
     }
-    if (s->blocks_left) {
+    sdhi_dma_advance(s, MIN(moved, done / s->blksz));
+    if (res != MEMTX_OK) {
+        sdhi_dma_error(s, res);
+    } else if (moved < blocks) {
+        sdhi_data_timeout(s);
+    } else if (s->blocks_left) {
         sdhi_xfer_kick(s);
     } else {
         sdhi_end_data(s, true, true);
@@ -1104,6 +1158,7 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
         return;
     }
     address_space_init(&s->dma_as, s->dma_mr, "renesas-sdhi-dma");
+    s->dma_buf = g_malloc(DMA_CHUNK_BYTES);
 
     /* "sdhi2.sd-bus" for the child "sdhi2": -device sd-card,bus=... */
     bus_name = g_strdup_printf("%s.sd-bus",
@@ -1117,6 +1172,7 @@ static void renesas_sdhi_unrealize(DeviceState *dev)
     RenesasSDHIState *s = RENESAS_SDHI(dev);
 
     address_space_destroy(&s->dma_as);
+    g_free(s->dma_buf);
 }
 
 static void renesas_sdhi_finalize(Object *obj)

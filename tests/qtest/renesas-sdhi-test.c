@@ -268,6 +268,63 @@ static void test_dma_write(void)
     qtest_quit(qts);
 }
 
+/*
+ * The card sends fewer blocks than SD_SECCNT asks for (CMD23 said 4):
+ * the DMAC gets the 4 blocks, then times out (DTO) at the block boundary,
+ * and nothing lands beyond them.
+ */
+static void test_emmc_cmd23_shorter_than_seccnt(void)
+{
+    QTestState *qts = sdhi_boot();
+    g_autofree uint8_t *data = g_malloc(5 * BLKSZ);
+    g_autofree uint8_t *ff = g_malloc(BLKSZ);
+
+    sdhi_emmc_init(qts);
+    qtest_memset(qts, RAM_BUF, 0xff, 16 * BLKSZ);
+    memset(ff, 0xff, BLKSZ);
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 23, 4);
+    sdhi_setup_data(qts, EMMC_SLOT, 16);
+    sdhi_dma_setup(qts, EMMC_SLOT, true, RAM_BUF);
+    sdhi_cmd_ok(qts, EMMC_SLOT, sdhi_rw_cmd(true, 16) | CMD_NO_CMD12,
+                sdhi_card_addr(500));
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+    g_assert_true(sdhi_wait_status(qts, EMMC_SLOT, INFO1_ACCESSEND) &
+                  INFO1_ACCESSEND);
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_DTO);
+    g_assert_cmphex(sdhi_rd32(qts, EMMC_SLOT, DM_CM_INFO1) & DTRANEND1, ==, 0);
+    qtest_memread(qts, RAM_BUF, data, 5 * BLKSZ);
+    sdhi_check_against_image(emmc_img, 500, data, 4);
+    g_assert_cmpmem(data + 4 * BLKSZ, BLKSZ, ff, BLKSZ);
+    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "dma-bytes"),
+                     ==, 4 * BLKSZ);
+    qtest_quit(qts);
+}
+
+/*
+ * A multiple-block read that runs off the end of the card: the blocks
+ * inside it arrive intact, and the card reports OUT_OF_RANGE/ADDRESS_ERROR
+ * in its status (sd.c's byte path, which the bulk path leaves it to).
+ */
+static void test_dma_read_past_end(void)
+{
+    QTestState *qts = sdhi_boot();
+    const uint32_t first = IMG_SIZE / BLKSZ - 8;
+    g_autofree uint8_t *data = g_malloc(8 * BLKSZ);
+    uint16_t rca = sd_init(qts);
+    uint32_t status;
+
+    sdhi_dma_transfer(qts, SD_SLOT, true, first, 16, RAM_BUF, 0);
+    qtest_memread(qts, RAM_BUF, data, 8 * BLKSZ);
+    sdhi_check_against_image(sd_img, first, data, 8);
+    /* The response of the auto CMD12 that ended the transfer */
+    status = sdhi_rd16(qts, SD_SLOT, SD_RSP10) |
+             sdhi_rd16(qts, SD_SLOT, SD_RSP(1)) << 16;
+    g_assert_cmphex(status & (BIT(31) | BIT(30)), !=, 0);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, SD_SLOT, rca)), ==,
+                     STATE_TRAN);
+    qtest_quit(qts);
+}
+
 static void test_emmc_cmd23_dma(void)
 {
     QTestState *qts = sdhi_boot();
@@ -601,6 +658,9 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi/dma-read", test_dma_read);
     qtest_add_func("/renesas-sdhi/dma-write", test_dma_write);
     qtest_add_func("/renesas-sdhi/emmc-cmd23-dma", test_emmc_cmd23_dma);
+    qtest_add_func("/renesas-sdhi/emmc-cmd23-shorter-than-seccnt",
+                   test_emmc_cmd23_shorter_than_seccnt);
+    qtest_add_func("/renesas-sdhi/dma-read-past-end", test_dma_read_past_end);
     qtest_add_func("/renesas-sdhi/dma-fault", test_dma_fault);
     qtest_add_func("/renesas-sdhi/dma-wrong-channel", test_dma_wrong_channel);
     qtest_add_func("/renesas-sdhi/dma-address-alignment",

@@ -72,6 +72,7 @@ struct RenesasSDHIState {
     uint16_t blksz;
     uint32_t blocks_left;
     uint8_t buf[RENESAS_SDHI_MAX_BLKSZ];
+    uint8_t *dma_buf;           /* one DMA chunk, within one timer callback */
     uint16_t buf_pos;           /* PIO: next byte of buf for the guest */
     bool pio_ready;             /* PIO: the guest owns buf (BRE/BWE given) */
 
