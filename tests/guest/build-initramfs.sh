@@ -14,16 +14,7 @@ out=$GUEST/rootfs-$key.cpio.gz
 if [ ! -f "$out" ]; then
     log "building the initramfs"
     root=$GUEST/rootfs
-    rm -rf "$root"; mkdir -p "$root"
-    for d in "${debs[@]}"; do dpkg-deb -x "$d" "$root"; done
-    rm -rf "$root/usr/share/doc" "$root/usr/share/man"
-    # Debian 13 packages install into /usr only (merged /usr)
-    for d in bin sbin lib; do
-        mkdir -p "$root/usr/$d"
-        [ -e "$root/$d" ] || ln -s "usr/$d" "$root/$d"
-    done
-    mkdir -p "$root/dev"
-    install -m 0755 "$GUEST_SRC/init" "$root/init"
+    build_base_root "$root" "${debs[@]}"
     python3 "$GUEST_SRC/mkcpio.py" "$root" "$out.tmp" --node /dev/console:600:c:5:1
     mv "$out.tmp" "$out"
 fi

@@ -14,20 +14,43 @@ deb_version() {
 }
 
 # Download Debian 13 packages (name or name:arch) into the cache, unless
-# the current version is there already.  Prints the path of each .deb.
+# the current version is there already.  Prints the path of each .deb, in
+# order.  One apt-cache and one apt-get call for all of them.
 fetch_debs() {
-    local p name arch ver f
+    local name arch ver f
+    local -a paths=() missing=()
     mkdir -p "$DEBS"
-    for p in "$@"; do
-        name=${p%%:*}; arch=${p#*:}; [ "$arch" != "$p" ] || arch=
-        ver=$(deb_version "$p")
-        [ -n "$ver" ] || die "Debian 13 has no package $p"
-        f=$(ls "$DEBS/${name}_${ver//:/%3a}_"${arch:-*}.deb 2>/dev/null | head -n1 || true)
-        if [ -z "$f" ]; then
-            log "downloading $p $ver (Debian 13)"
-            (cd "$DEBS" && apt_private trixie apt-get -q download "$p=$ver" >&2)
-            f=$(ls "$DEBS/${name}_${ver//:/%3a}_"${arch:-*}.deb | head -n1)
-        fi
+    apt_private_update trixie
+    while read -r name arch ver; do
+        f=$DEBS/${name}_${ver//:/%3a}_$arch.deb
+        paths+=("$f")
+        [ -f "$f" ] || missing+=("$name:$arch=$ver")
+    done < <(apt_private trixie apt-cache show --no-all-versions "$@" 2>/dev/null |
+             awk '/^Package:/ {p = $2} /^Architecture:/ {a = $2}
+                  /^Version:/ {v = $2} /^$/ {if (p) print p, a, v; p = ""}')
+    [ "${#paths[@]}" -eq "$#" ] || die "Debian 13 lacks one of: $*"
+    if [ "${#missing[@]}" -gt 0 ]; then
+        log "downloading ${#missing[@]} packages (Debian 13)"
+        (cd "$DEBS" && apt_private trixie apt-get -q download "${missing[@]}" >&2)
+    fi
+    for f in "${paths[@]}"; do
+        [ -f "$f" ] || die "apt-get download did not write $f"
         echo "$f"
     done
+}
+
+# The root file system of the test initramfs in directory $1: the .debs
+# that follow (busybox-static) unpacked, merged-/usr links, our /init.
+build_base_root() {
+    local root=$1 d; shift
+    rm -rf "$root"; mkdir -p "$root"
+    for d in "$@"; do dpkg-deb -x "$d" "$root"; done
+    rm -rf "$root/usr/share/doc" "$root/usr/share/man"
+    # Debian 13 packages install into /usr only (merged /usr)
+    for d in bin sbin lib; do
+        mkdir -p "$root/usr/$d"
+        [ -e "$root/$d" ] || ln -s "usr/$d" "$root/$d"
+    done
+    mkdir -p "$root/dev"
+    install -m 0755 "$GUEST_SRC/init" "$root/init"
 }
