@@ -5,6 +5,8 @@
 #                 requests reached the SD/MMC host (scripts/demo.py)
 #   make shell    boot it to a shell on the console
 #   make check    set up everything, run every test (style, qtests, boot tests)
+#   make bench    set up everything, run the benchmark (scripts/bench.py):
+#                 build/bench/report.md, report.csv, report.png
 #
 # Everything lands in build/.  QEMU_SRC=/path/to/qemu builds against a QEMU
 # checkout of your own instead of Debian's source package.
@@ -13,7 +15,7 @@ SHELL := /bin/bash
 PAGE_SIZE ?= 4k
 export PAGE_SIZE
 
-.PHONY: all deps qemu guest kernel initramfs run shell check export-patches clean
+.PHONY: all deps qemu guest kernel initramfs run shell check bench export-patches clean
 
 all: qemu guest
 
@@ -32,7 +34,13 @@ initramfs: kernel
 guest: kernel initramfs
 
 run: qemu guest
-	@python3 scripts/demo.py
+	@/usr/bin/python3 scripts/demo.py
+
+bench: qemu guest
+	@scripts/deps.sh --bench
+	@tests/guest/build-bench-initramfs.sh >/dev/null
+	@PAGE_SIZE=64k tests/guest/build-kernel.sh >/dev/null
+	@/usr/bin/python3 scripts/bench.py
 
 shell: qemu guest
 	@scripts/run.sh

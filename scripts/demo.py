@@ -12,33 +12,32 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import argparse
-import base64
 import os
 import random
-import re
 import sys
-import time
+
+from guestvm import import_qemu_python, qom_get, run_guest
 
 MiB = 1024 * 1024
 
 GUEST_SCRIPT = r'''
-echo "RCAR-DEMO soc=$(cat /sys/devices/soc0/family) $(cat /sys/devices/soc0/soc_id) $(cat /sys/devices/soc0/revision)"
-echo "RCAR-DEMO kernel=Linux $(uname -r) $(uname -v)"
+echo "RCAR-MARK soc=$(cat /sys/devices/soc0/family) $(cat /sys/devices/soc0/soc_id) $(cat /sys/devices/soc0/revision)"
+echo "RCAR-MARK kernel=Linux $(uname -r) $(uname -v)"
 for d in /sys/bus/platform/devices/ee1?0000.mmc; do
     g=$(readlink $d/iommu_group 2>/dev/null)
-    echo "RCAR-DEMO group ${d##*/}=${g:+iommu group ${g##*/}}"
+    echo "RCAR-MARK group ${d##*/}=${g:+iommu group ${g##*/}}"
 done
-echo "RCAR-DEMO max_segments=$(cat /sys/block/mmcblk0/queue/max_segments)"
-echo "RCAR-DEMO max_sectors_kb=$(cat /sys/block/mmcblk0/queue/max_sectors_kb)"
+echo "RCAR-MARK max_segments=$(cat /sys/block/mmcblk0/queue/max_segments)"
+echo "RCAR-MARK max_sectors_kb=$(cat /sys/block/mmcblk0/queue/max_sectors_kb)"
 set -- $(cat /sys/block/mmcblk0/stat); ios=$1; sectors=$3
-echo "RCAR-DEMO read-begin"
+echo "RCAR-MARK read-begin"
 sleep 1
 start=$(cut -d" " -f1 /proc/uptime)
 dd if=/dev/mmcblk0 of=/dev/null bs=1M count=@MB@ iflag=direct 2>/dev/null
 end=$(cut -d" " -f1 /proc/uptime)
 set -- $(cat /sys/block/mmcblk0/stat)
-echo "RCAR-DEMO read-end ios=$(( $1 - ios )) sectors=$(( $3 - sectors ))"
-echo "RCAR-DEMO seconds=$start $end"
+echo "RCAR-MARK read-end ios=$(( $1 - ios )) sectors=$(( $3 - sectors ))"
+echo "RCAR-MARK seconds=$start $end"
 '''
 
 SDHI = '/machine/soc/sdhi2'
@@ -58,7 +57,7 @@ def make_emmc(path, size):
 
 
 def counters(vm, path, names):
-    return {n: vm.cmd('qom-get', path=path, property=n) for n in names}
+    return {n: qom_get(vm, path, n) for n in names}
 
 
 def delta(after, before):
@@ -66,54 +65,33 @@ def delta(after, before):
 
 
 def boot_and_read(args, iommu):
-    from qemu.machine import QEMUMachine
-
     script = GUEST_SCRIPT.replace('@MB@', str(args.read_mib))
-    b64 = base64.b64encode(script.encode()).decode()
-    vm = QEMUMachine(args.qemu, base_temp_dir=args.workdir)
-    vm.set_machine(f'r8a77951-salvator-xs,iommu={"on" if iommu else "off"}')
-    vm.set_console()
-    vm.add_args('-smp', '2', '-m', '1G',
-                '-kernel', args.kernel, '-initrd', args.initrd,
-                '-append', 'console=ttySC0,115200 rdinit=/init '
-                           f'rcar_script={b64}',
-                '-drive', f'if=sd,index=2,file={args.emmc},format=raw')
-    vm.launch()
     facts = {'groups': {}}
-    console = vm.console_socket.makefile('rb')
-    deadline = time.time() + args.timeout
-    try:
-        for raw in console:
-            if time.time() > deadline:
-                sys.exit('demo: the guest did not finish in time')
-            line = raw.decode(errors='replace').rstrip()
-            if args.verbose:
-                print(line)
-            if 'RCAR-SCRIPT-END' in line:
-                break
-            m = re.search(r'RCAR-DEMO ([a-z_-]+)(?:[= ](.*))?$', line)
-            if not m:
-                continue
-            key, value = m.group(1), m.group(2) or ''
-            if key == 'group':
-                dev, group = value.split('=', 1)
-                facts['groups'][dev] = group or '-'
-            elif key == 'read-begin':
-                sdhi0 = counters(vm, SDHI, SDHI_COUNTERS)
-                ipmmu0 = counters(vm, IPMMU, IPMMU_COUNTERS)
-            elif key == 'read-end':
-                facts['sdhi'] = delta(counters(vm, SDHI, SDHI_COUNTERS), sdhi0)
-                facts['ipmmu'] = delta(counters(vm, IPMMU, IPMMU_COUNTERS),
-                                       ipmmu0)
-                facts['largest-runs'] = vm.cmd('qom-get', path=SDHI,
-                                               property='dma-max-phys-runs')
-                for kv in value.split():
-                    k, v = kv.split('=')
-                    facts[k] = int(v)
-            else:
-                facts[key] = value
-    finally:
-        vm.shutdown()
+    sample = {}
+
+    def on_mark(vm, key, value):
+        if key == 'group':
+            dev, group = value.split('=', 1)
+            facts['groups'][dev] = group or '-'
+        elif key == 'read-begin':
+            sample['sdhi'] = counters(vm, SDHI, SDHI_COUNTERS)
+            sample['ipmmu'] = counters(vm, IPMMU, IPMMU_COUNTERS)
+        elif key == 'read-end':
+            facts['sdhi'] = delta(counters(vm, SDHI, SDHI_COUNTERS),
+                                  sample['sdhi'])
+            facts['ipmmu'] = delta(counters(vm, IPMMU, IPMMU_COUNTERS),
+                                   sample['ipmmu'])
+            facts['largest-runs'] = qom_get(vm, SDHI, 'dma-max-phys-runs')
+            for kv in value.split():
+                k, v = kv.split('=')
+                facts[k] = int(v)
+        else:
+            facts[key] = value
+
+    run_guest(args, f'r8a77951-salvator-xs,iommu={"on" if iommu else "off"}',
+              ('-smp', '2', '-m', '1G',
+               '-drive', f'if=sd,index=2,file={args.emmc},format=raw'),
+              script, on_mark)
     if 'sdhi' not in facts:
         sys.exit('demo: the guest did not run the read; run with -v')
     return facts
@@ -193,7 +171,7 @@ def main():
     for f in (args.qemu, args.kernel, args.initrd):
         if not os.path.exists(f):
             sys.exit(f'demo: {f} is missing: run make qemu guest')
-    sys.path.insert(0, os.path.join(args.qemu_tree, 'python'))
+    import_qemu_python(args.qemu_tree)
     args.workdir = os.path.join(build, 'demo')
     os.makedirs(args.workdir, exist_ok=True)
     args.emmc = os.path.join(args.workdir, 'emmc.img')

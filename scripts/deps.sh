@@ -17,6 +17,11 @@ HOST_PKGS=(
     device-tree-compiler rsync
 )
 
+# `make bench` also draws its plot with matplotlib
+if [ "${1:-}" = --bench ]; then
+    HOST_PKGS+=(python3-matplotlib)
+fi
+
 stamp=$BUILD/.deps-installed
 want=$(printf '%s\n' "${HOST_PKGS[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && command -v meson >/dev/null &&

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Build the benchmark initramfs: the test initramfs plus Debian 13's arm64
-# fio, bonnie++ and mkfs.ext4, with exactly the shared libraries they load.
+# fio, bonnie++, mkfs.ext4 and GNU dd, with exactly the shared libraries they load.
 # Debian's fio depends on Ceph, GlusterFS, RDMA and Python packages; only
 # the ELF dependencies of the binaries are copied, so the image stays small.
 # The result is build/guest/rootfs-bench.cpio.gz.
 . "$(dirname "$0")/common.sh"
 
-TOOLS=(fio bonnie++ e2fsprogs)
-BINARIES=(usr/bin/fio usr/sbin/bonnie++ usr/sbin/mke2fs)
+# GNU dd for oflag=sync, which busybox's dd lacks
+TOOLS=(fio bonnie++ e2fsprogs coreutils)
+BINARIES=(usr/bin/fio usr/sbin/bonnie++ usr/sbin/mke2fs usr/bin/dd)
 # Only the tools and the library packages can hold what the binaries load
-KEEP='^(lib.*|zlib1g|fio|bonnie\+\+|e2fsprogs)$'
+KEEP='^(lib.*|zlib1g|fio|bonnie\+\+|e2fsprogs|coreutils)$'
 SKIP='^(libpython|libperl|libsemanage-common|libaudit-common|libtirpc-common)'
 
 apt_private_update trixie
@@ -34,6 +35,8 @@ if [ ! -f "$out" ]; then
     build_base_root "$root" "$busybox"
     python3 "$GUEST_SRC/elfclosure.py" "$stage" "$root" "${BINARIES[@]}"
     ln -sf mke2fs "$root/usr/sbin/mkfs.ext4"
+    # /init's busybox --install would put its own dd in the way
+    mv "$root/usr/bin/dd" "$root/usr/bin/gnu-dd"
     python3 "$GUEST_SRC/mkcpio.py" "$root" "$out.tmp" --node /dev/console:600:c:5:1
     mv "$out.tmp" "$out"
     rm -rf "$stage"

@@ -56,6 +56,16 @@ def find_lib(stage, name, runpath=()):
     sys.exit(f'elfclosure: no {name} in the unpacked packages')
 
 
+def find_interp(stage, path):
+    """The loader at the path the binary names; merged-/usr packages ship
+    /lib/... as /usr/lib/..., and the root has /lib -> usr/lib."""
+    rel = path.lstrip('/')
+    for cand in (rel, os.path.join('usr', rel)):
+        if os.path.lexists(os.path.join(stage, cand)):
+            return cand
+    sys.exit(f'elfclosure: no loader {path} in the unpacked packages')
+
+
 def main():
     stage, root, binaries = sys.argv[1], sys.argv[2], sys.argv[3:]
     todo = list(binaries)
@@ -67,7 +77,7 @@ def main():
         done.add(rel)
         needed, interp, runpath = elf_info(os.path.join(stage, rel))
         for path in interp:
-            todo.append(find_lib(stage, os.path.basename(path)))
+            todo.append(find_interp(stage, path))
         for name in needed:
             todo.append(find_lib(stage, name, runpath))
     print(f'elfclosure: {len(done)} files for {len(binaries)} binaries')

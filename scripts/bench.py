@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+#
+# `make bench`: the throughput table of the R-Car Gen3 SDHI behind the
+# IPMMU, and of its peers on the same host, same kernel and same workload.
+# A benchmark, not a test: it prints figures and never fails on a number.
+#
+# Rows (each a fresh boot; guest -smp 2 -m 1G; images are sparse raw
+# files, so reads after the first pass come from the host page cache):
+#   sdhi-iommu-on / sdhi-iommu-off  r8a77951-salvator-xs, eMMC on SDHI2
+#   sdhi-iommu-on-64k               the same with the 64 KiB page kernel
+#   virtio-blk                      -M virt, virtio-blk-pci
+#   sdhci-pci / sdhci-pci-bytewise  -M virt, sdhci-pci + sd-card, with the
+#                                   bulk data path and without it
+# Workloads: fio (Debian's arm64 binary) sequential read and write 1 MiB,
+# random read 4 KiB at QD1 (psync) and QD32 (libaio), O_DIRECT, 10 s each;
+# on the eMMC rows also dd oflag=sync of 500 MiB to a file on ext4 and
+# bonnie++ -f on ext4 (file size 2x guest RAM).
+#
+# For each workload: guest MiB/s (or IOPS), host CPU ms per MiB (QEMU's
+# user+system time over the workload), average request size (from
+# /sys/block/*/stat), and on SDHI rows DMA transfers per MiB and physical
+# runs per transfer (QOM counters).
+#
+# Output: build/bench/report.md, report.csv, report.png.
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+import argparse
+import csv
+import os
+import sys
+import time
+
+from guestvm import (import_qemu_python, process_cpu_seconds, qom_get,
+                     run_guest)
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+DISK_SIZE = 4 * GiB
+SDHI = '/machine/soc/sdhi2'
+SDHI_COUNTERS = ('dma-transfers', 'dma-bytes', 'dma-phys-runs')
+
+# Hardware rows the issue quotes (bonnie++ K/s, Renesas eMMC HS400)
+HARDWARE = [
+    ('H3 board, no IPMMU', 'block input', 118682),
+    ('H3 board, IPMMU', 'block input', 195727),
+    ('M3-N board, no IPMMU', 'block input', 118384),
+    ('M3-N board, IPMMU', 'block input', 196351),
+    ('E3 board, no IPMMU', 'block input', 76958),
+    ('E3 board, IPMMU', 'block input', 138801),
+    ('H3 board, no IPMMU', 'block output', 117133),
+    ('H3 board, IPMMU', 'block output', 130482),
+]
+
+GUEST_SCRIPT = r'''
+DEV=@DEV@
+BLK=${DEV#/dev/}
+mark() { echo "RCAR-MARK $*"; }
+io() { set -- $(cat /sys/block/$BLK/stat); echo "$1,$3,$5,$7"; }
+work() {
+    name=$1; shift
+    before=$(io)
+    mark begin $name
+    sleep 1
+    t0=$(cut -d" " -f1 /proc/uptime)
+    "$@" > /tmp/out 2>&1
+    rc=$?
+    t1=$(cut -d" " -f1 /proc/uptime)
+    mark end $name rc=$rc t0=$t0 t1=$t1 io0=$before io1=$(io) out=$(tail -n 1 /tmp/out | tr " " "_")
+}
+fio_job() {
+    fio --name=$1 --filename=$DEV --direct=1 --runtime=@RUNTIME@ --time_based \
+        --size=1G --thread --output-format=terse --terse-version=3 "${@:2}"
+}
+mark kernel $(uname -r) $(getconf PAGESIZE 2>/dev/null)
+work seq-read fio_job seq-read --rw=read --bs=1M --ioengine=psync
+work seq-write fio_job seq-write --rw=write --bs=1M --ioengine=psync
+work rand-read-qd1 fio_job rand-read-qd1 --rw=randread --bs=4k --ioengine=psync
+work rand-read-qd32 fio_job rand-read-qd32 --rw=randread --bs=4k \
+    --ioengine=libaio --iodepth=32
+if [ -n "@FS@" ]; then
+    mkfs.ext4 -q -F -E nodiscard $DEV && mkdir -p /mnt && mount -t ext4 $DEV /mnt
+    work dd-sync gnu-dd if=/dev/zero of=/mnt/f bs=1M count=500 oflag=sync
+    rm -f /mnt/f
+    if [ -n "@BONNIE@" ]; then
+        work bonnie bonnie++ -d /mnt -s 2048 -r 1024 -n 0 -f -u root -q
+    fi
+    umount /mnt
+fi
+'''
+
+
+class Row:
+    """One machine configuration and what its workloads gave"""
+
+    def __init__(self, name, label, machine, qemu_args, dev, console,
+                 sdhi=False, fs=False, bonnie=False, kernel=None):
+        self.name, self.label = name, label
+        self.machine, self.qemu_args = machine, qemu_args
+        self.dev, self.console = dev, console
+        self.sdhi, self.fs, self.bonnie = sdhi, fs, bonnie
+        self.kernel = kernel
+        self.results = {}
+        self.kernel_version = ''
+        self.skipped = None
+
+
+def make_disk(path):
+    """A sparse raw image with a size QEMU's SD cards accept"""
+    with open(path, 'wb') as f:
+        f.truncate(DISK_SIZE)
+
+
+def rows(args):
+    emmc = os.path.join(args.workdir, 'emmc.img')
+    sd = os.path.join(args.workdir, 'sd.img')
+    vblk = os.path.join(args.workdir, 'virtio.img')
+    common = ('-smp', '2', '-m', '1G')
+    r8a = 'r8a77951-salvator-xs'
+    sdhi_args = common + ('-drive', f'if=sd,index=2,file={emmc},format=raw')
+    virt = 'virt'
+    virt_args = common + ('-cpu', 'cortex-a57', '-nic', 'none')
+    sd_drive = ('-drive', f'if=none,id=sd0,file={sd},format=raw',
+                '-device', 'sdhci-pci')
+    out = [
+        Row('sdhi-iommu-off', 'SDHI, IPMMU off', f'{r8a},iommu=off',
+            sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=True, fs=True,
+            bonnie=True),
+        Row('sdhi-iommu-on', 'SDHI, IPMMU on', f'{r8a},iommu=on',
+            sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=True, fs=True,
+            bonnie=True),
+        Row('virtio-blk', 'virtio-blk-pci (-M virt)', virt,
+            virt_args + ('-drive', f'if=none,id=vd0,file={vblk},format=raw',
+                         '-device', 'virtio-blk-pci,drive=vd0'),
+            '/dev/vda', 'ttyAMA0'),
+        Row('sdhci-pci', 'sdhci-pci + sd-card (-M virt)', virt,
+            virt_args + sd_drive + ('-device', 'sd-card,drive=sd0'),
+            '/dev/mmcblk0', 'ttyAMA0'),
+        Row('sdhci-pci-bytewise', 'sdhci-pci + sd-card, byte-wise path',
+            virt, virt_args + sd_drive +
+            ('-device', 'sd-card,drive=sd0,x-bulk-data=off'),
+            '/dev/mmcblk0', 'ttyAMA0'),
+    ]
+    for ps in ('64k', '16k'):
+        kernel = os.path.join(args.guest, f'Image-{ps}')
+        row = Row(f'sdhi-iommu-on-{ps}', f'SDHI, IPMMU on, {ps} pages',
+                  f'{r8a},iommu=on', sdhi_args, '/dev/mmcblk0', 'ttySC0',
+                  sdhi=True, fs=True, kernel=kernel)
+        if ps == '16k':
+            row.skipped = ('Cortex-A57/A53 have no 16 KiB granule '
+                           '(ID_AA64MMFR0.TGran16 = 0): the kernel cannot '
+                           'run on this SoC, in QEMU as on silicon')
+        elif not os.path.exists(kernel):
+            row.skipped = f'no {kernel}: PAGE_SIZE=64k make guest'
+        out.append(row)
+    for path in (emmc, sd, vblk):
+        make_disk(path)
+    return [r for r in out if not args.only or r.name in args.only]
+
+
+def run_row(args, row):
+    script = (GUEST_SCRIPT.replace('@DEV@', row.dev)
+              .replace('@RUNTIME@', str(args.runtime))
+              .replace('@FS@', 'yes' if row.fs else '')
+              .replace('@BONNIE@', 'yes' if row.bonnie and args.bonnie
+                       else ''))
+    start = {}
+
+    def sample(vm):
+        s = {'cpu': process_cpu_seconds(vm.get_pid())}
+        if row.sdhi:
+            s.update({c: qom_get(vm, SDHI, c) for c in SDHI_COUNTERS})
+        return s
+
+    def on_mark(vm, key, value):
+        if key == 'kernel':
+            row.kernel_version = value
+        elif key == 'begin':
+            start[value] = sample(vm)
+        elif key == 'end':
+            name, *fields = value.split()
+            end = sample(vm)
+            res = dict(f.split('=', 1) for f in fields)
+            res['delta'] = {k: end[k] - start[name][k] for k in end}
+            row.results[name] = res
+            print(f'  {row.name} {name}: {summarise(row, name)}',
+                  flush=True)
+
+    run_guest(args, row.machine, row.qemu_args, script, on_mark,
+              console=row.console, kernel=row.kernel)
+
+
+def io_delta(res):
+    """Guest block-layer requests and bytes over a workload"""
+    a = [int(x) for x in res['io0'].split(',')]
+    b = [int(x) for x in res['io1'].split(',')]
+    reqs = (b[0] - a[0]) + (b[2] - a[2])
+    nbytes = ((b[1] - a[1]) + (b[3] - a[3])) * 512
+    return reqs, nbytes
+
+
+def figures(row, name):
+    """The numbers of one workload of a row, as a dict"""
+    res = row.results.get(name)
+    if not res or res.get('rc') != '0':
+        return None
+    secs = float(res['t1']) - float(res['t0'])
+    reqs, nbytes = io_delta(res)
+    mib = nbytes / MiB
+    out = {
+        'MiB/s': mib / secs if secs > 0 else 0,
+        'IOPS': reqs / secs if secs > 0 else 0,
+        'avg request KiB': nbytes / reqs / 1024 if reqs else 0,
+        'host CPU ms/MiB': res['delta']['cpu'] * 1000 / mib if mib else 0,
+    }
+    if row.sdhi and mib:
+        d = res['delta']
+        out['DMA transfers/MiB'] = d['dma-transfers'] / mib
+        out['runs/transfer'] = (d['dma-phys-runs'] / d['dma-transfers']
+                                if d['dma-transfers'] else 0)
+    tail = res.get('out', '').replace('_', ' ')
+    if name.startswith(('seq-', 'rand-')):
+        # fio terse v3: 7/8 read KiB/s, IOPS; 48/49 write KiB/s, IOPS
+        f = tail.split(';')
+        if len(f) > 49:
+            rd, wr = float(f[6]), float(f[47])
+            out['MiB/s'] = (rd + wr) / 1024
+            out['IOPS'] = float(f[7]) + float(f[48])
+    if name == 'bonnie':
+        out.update(bonnie_fields(tail))
+    return out
+
+
+def bonnie_fields(csv_line):
+    """bonnie++ 1.9x CSV: block output, rewrite, block input, with CPU%"""
+    f = csv_line.split(',')
+    names = {9: 'block output K/s', 10: 'block output CPU%',
+             11: 'rewrite K/s', 12: 'rewrite CPU%',
+             15: 'block input K/s', 16: 'block input CPU%'}
+    out = {}
+    for i, n in names.items():
+        if len(f) > i and f[i].strip().isdigit():
+            out[n] = int(f[i])
+    return out
+
+
+def summarise(row, name):
+    fig = figures(row, name)
+    if fig is None:
+        return f'failed ({row.results.get(name, {}).get("out", "?")})'
+    if name == 'bonnie':
+        return ', '.join(f'{k} {v}' for k, v in fig.items() if 'K/s' in k
+                         or 'CPU%' in k)
+    if name.startswith('rand-'):
+        return f"{fig['IOPS']:.0f} IOPS, {fig['host CPU ms/MiB']:.1f} ms/MiB"
+    return f"{fig['MiB/s']:.1f} MiB/s, {fig['host CPU ms/MiB']:.1f} ms/MiB"
+
+
+WORKLOADS = ('seq-read', 'seq-write', 'rand-read-qd1', 'rand-read-qd32',
+             'dd-sync', 'bonnie')
+COLUMNS = ('MiB/s', 'IOPS', 'avg request KiB', 'host CPU ms/MiB',
+           'DMA transfers/MiB', 'runs/transfer')
+
+
+def write_csv(path, all_rows):
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(('row', 'workload') + COLUMNS +
+                   ('block output K/s', 'block output CPU%', 'rewrite K/s',
+                    'rewrite CPU%', 'block input K/s', 'block input CPU%'))
+        for row in all_rows:
+            for name in WORKLOADS:
+                fig = figures(row, name)
+                if fig is None:
+                    continue
+                w.writerow((row.name, name) +
+                           tuple(f'{fig[c]:.2f}' if c in fig else ''
+                                 for c in COLUMNS) +
+                           tuple(fig.get(c, '') for c in (
+                               'block output K/s', 'block output CPU%',
+                               'rewrite K/s', 'rewrite CPU%',
+                               'block input K/s', 'block input CPU%')))
+
+
+def ratio(a, b):
+    return a / b if a and b else 0
+
+
+def target_lines(by_name):
+    """The issue's targets, met or by how much they are missed"""
+    def fig(row, name, col):
+        r = by_name.get(row)
+        f = figures(r, name) if r else None
+        return f.get(col, 0) if f else 0
+
+    on_rd = fig('sdhi-iommu-on', 'seq-read', 'MiB/s')
+    on_wr = fig('sdhi-iommu-on', 'seq-write', 'MiB/s')
+    stock = fig('sdhci-pci-bytewise', 'seq-read', 'MiB/s')
+    vblk = fig('virtio-blk', 'seq-read', 'MiB/s')
+    cpu = max(fig('sdhi-iommu-on', 'seq-read', 'host CPU ms/MiB'),
+              fig('sdhi-iommu-on', 'seq-write', 'host CPU ms/MiB'))
+    bi_on = fig('sdhi-iommu-on', 'bonnie', 'block input K/s')
+    bi_off = fig('sdhi-iommu-off', 'bonnie', 'block input K/s')
+    checks = [
+        ('sequential read, SDHI + IPMMU', on_rd, 300, 'MiB/s'),
+        ('sequential write, SDHI + IPMMU', on_wr, 150, 'MiB/s'),
+        ('read vs stock sdhci-pci byte-wise path', ratio(on_rd, stock), 50,
+         'x'),
+        ('read vs virtio-blk-pci', 100 * ratio(on_rd, vblk), 25, '%'),
+        ('bonnie++ block input, IPMMU on / off', ratio(bi_on, bi_off), 1.5,
+         'x'),
+    ]
+    out = []
+    for what, got, want, unit in checks:
+        verdict = 'met' if got >= want else \
+            f'missed by {want - got:.2f} {unit}'.replace(' x', 'x')
+        out.append(f'| {what} | >= {want} {unit} | {got:.2f} {unit} | '
+                   f'{verdict} |')
+    verdict = 'met' if 0 < cpu <= 5 else f'missed by {cpu - 5:.2f} ms'
+    out.append(f'| host CPU per MiB, SDHI + IPMMU sequential | <= 5 ms | '
+               f'{cpu:.2f} ms | {verdict} |')
+    return out
+
+
+def write_markdown(path, all_rows, args):
+    by_name = {r.name: r for r in all_rows}
+    lines = ['# R-Car Gen3 SDHI + IPMMU: `make bench`', '',
+             f'Run on {time.strftime("%Y-%m-%d %H:%M")}, '
+             f'{os.cpu_count()} host cores; guests -smp 2 -m 1G; '
+             f'fio {args.runtime} s per workload, O_DIRECT.', '',
+             '## Targets', '',
+             '| target | wanted | got | |', '|---|---|---|---|']
+    lines += target_lines(by_name)
+    lines += ['', '## fio and dd', '',
+              '| row | workload | MiB/s | IOPS | avg request KiB | '
+              'host CPU ms/MiB | DMA transfers/MiB | runs/transfer |',
+              '|---|---|---|---|---|---|---|---|']
+    for row in all_rows:
+        if row.skipped:
+            lines.append(f'| {row.label} | - | skipped: {row.skipped} '
+                         '| | | | | |')
+            continue
+        for name in WORKLOADS[:-1]:
+            fig = figures(row, name)
+            if fig is None:
+                continue
+            cells = [f'{fig[c]:.1f}' if c in fig else '-' for c in COLUMNS]
+            lines.append(f'| {row.label} | {name} | ' + ' | '.join(cells) +
+                         ' |')
+    lines += ['', '## Ratios, IPMMU on / IPMMU off', '',
+              '| workload | MiB/s on | MiB/s off | on / off |',
+              '|---|---|---|---|']
+    for name in WORKLOADS[:-1]:
+        on = figures(by_name['sdhi-iommu-on'], name) \
+            if 'sdhi-iommu-on' in by_name else None
+        off = figures(by_name['sdhi-iommu-off'], name) \
+            if 'sdhi-iommu-off' in by_name else None
+        if on and off:
+            lines.append(f'| {name} | {on["MiB/s"]:.1f} | '
+                         f'{off["MiB/s"]:.1f} | '
+                         f'{ratio(on["MiB/s"], off["MiB/s"]):.2f} |')
+    lines += ['', '## bonnie++ on ext4 (eMMC), with the hardware rows', '',
+              'Columns in the order of bonnie++\'s CSV: sequential block '
+              'output, rewrite, block input, each K/s and CPU%.', '',
+              '| row | block output K/s | CPU% | rewrite K/s | CPU% | '
+              'block input K/s | CPU% |', '|---|---|---|---|---|---|---|']
+    for row in all_rows:
+        fig = figures(row, 'bonnie')
+        if fig:
+            cells = [str(fig.get(c, '-')) for c in (
+                'block output K/s', 'block output CPU%', 'rewrite K/s',
+                'rewrite CPU%', 'block input K/s', 'block input CPU%')]
+            lines.append(f'| QEMU: {row.label} | ' + ' | '.join(cells) +
+                         ' |')
+    for label, col, val in HARDWARE:
+        bo = val if col == 'block output' else '-'
+        bi = val if col == 'block input' else '-'
+        lines.append(f'| {label} (HS400, measured) | {bo} | - | - | - | '
+                     f'{bi} | - |')
+    lines += ['', 'Kernels: ' + '; '.join(
+        f'{r.name}: {r.kernel_version}' for r in all_rows
+        if r.kernel_version), '',
+        'Images are sparse raw files on the host; after the first pass the '
+        'host page cache serves them, the same for every row.', '',
+        'The plot is report.png; the raw numbers are report.csv.']
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return lines
+
+
+def write_plot(path, all_rows):
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print('bench: no matplotlib, no plot (apt-get install '
+              'python3-matplotlib)')
+        return
+    names = ('seq-read', 'seq-write')
+    shown = [r for r in all_rows if not r.skipped and r.results]
+    fig, ax = plt.subplots(figsize=(10, 5))
+    width = 0.8 / max(len(shown), 1)
+    for i, row in enumerate(shown):
+        vals = [(figures(row, n) or {}).get('MiB/s', 0) for n in names]
+        ax.bar([x + i * width for x in range(len(names))], vals, width,
+               label=row.label)
+    ax.set_xticks([x + width * (len(shown) - 1) / 2
+                   for x in range(len(names))])
+    ax.set_xticklabels(['sequential read 1 MiB', 'sequential write 1 MiB'])
+    ax.set_ylabel('guest MiB/s (fio, O_DIRECT)')
+    ax.set_yscale('log')
+    ax.set_title('R-Car Gen3 SDHI with and without the IPMMU, and peers')
+    ax.legend(fontsize='small')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build = os.path.join(top, 'build')
+    ap = argparse.ArgumentParser(description='make bench')
+    ap.add_argument('--qemu', default=os.path.join(
+        build, 'qemu-build', 'qemu-system-aarch64'))
+    ap.add_argument('--qemu-tree', default=os.path.join(build, 'qemu-src'))
+    ap.add_argument('--guest', default=os.path.join(build, 'guest'))
+    ap.add_argument('--runtime', type=int, default=10,
+                    help='seconds per fio workload')
+    ap.add_argument('--no-bonnie', dest='bonnie', action='store_false')
+    ap.add_argument('--only', nargs='*', help='rows to run')
+    ap.add_argument('--timeout', type=int, default=1200)
+    ap.add_argument('-v', '--verbose', action='store_true')
+    args = ap.parse_args()
+    args.kernel = os.path.join(args.guest, 'Image-4k')
+    args.initrd = os.path.join(args.guest, 'rootfs-bench.cpio.gz')
+    for f in (args.qemu, args.kernel, args.initrd):
+        if not os.path.exists(f):
+            sys.exit(f'bench: {f} is missing: run make bench')
+    import_qemu_python(args.qemu_tree)
+    args.workdir = os.path.join(build, 'bench')
+    os.makedirs(args.workdir, exist_ok=True)
+
+    all_rows = rows(args)
+    for row in all_rows:
+        if row.skipped:
+            print(f'{row.name}: skipped: {row.skipped}')
+            continue
+        print(f'{row.name}: booting', flush=True)
+        run_row(args, row)
+    write_csv(os.path.join(args.workdir, 'report.csv'), all_rows)
+    lines = write_markdown(os.path.join(args.workdir, 'report.md'), all_rows,
+                           args)
+    write_plot(os.path.join(args.workdir, 'report.png'), all_rows)
+    print('\n'.join(lines))
+
+
+if __name__ == '__main__':
+    main()
