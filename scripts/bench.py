@@ -69,8 +69,9 @@ work() {
     mark end $name rc=$rc t0=$t0 t1=$t1 io0=$before io1=$(io) out=$(tail -n 1 /tmp/out | tr " " "_")
 }
 fio_job() {
-    fio --name=$1 --filename=$DEV --direct=1 --runtime=@RUNTIME@ --time_based \
-        --size=1G --thread --output-format=terse --terse-version=3 "${@:2}"
+    job=$1; shift
+    fio --name=$job --filename=$DEV --direct=1 --runtime=@RUNTIME@ \
+        --time_based --size=1G --output-format=terse --terse-version=3 "$@"
 }
 mark kernel $(uname -r) $(getconf PAGESIZE 2>/dev/null)
 work seq-read fio_job seq-read --rw=read --bs=1M --ioengine=psync

@@ -134,7 +134,7 @@ REG32(SCC_TMPPORT7, 0x1070)
 #define SDIO_INFO1_EVENTS 0xc001
 
 /* DMA moves at most this much per timer callback, then yields the BQL */
-#define DMA_CHUNK_BYTES (256 * KiB)
+#define DMA_CHUNK_BYTES (1 * MiB)
 /* DM_DTRAN_ADDR[6:0] are reserved: the DMAC works on 128-byte units */
 #define DMA_ADDR_ALIGN  128
 
