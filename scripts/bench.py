@@ -27,6 +27,7 @@
 
 import argparse
 import csv
+import json
 import os
 import sys
 import time
@@ -235,9 +236,12 @@ def figures(row, name):
 def bonnie_fields(csv_line):
     """bonnie++ 1.9x CSV: block output, rewrite, block input, with CPU%"""
     f = csv_line.split(',')
-    names = {9: 'block output K/s', 10: 'block output CPU%',
-             11: 'rewrite K/s', 12: 'rewrite CPU%',
-             15: 'block input K/s', 16: 'block input CPU%'}
+    # format 1.98: version, bonnie version, name, concurrency, seed, size,
+    # chunk, seeks, seek procs, putc, %, put_block, %, rewrite, %, getc, %,
+    # get_block, %, ...
+    names = {11: 'block output K/s', 12: 'block output CPU%',
+             13: 'rewrite K/s', 14: 'rewrite CPU%',
+             17: 'block input K/s', 18: 'block input CPU%'}
     out = {}
     for i, n in names.items():
         if len(f) > i and f[i].strip().isdigit():
@@ -373,6 +377,11 @@ def write_markdown(path, all_rows, args):
                 'rewrite CPU%', 'block input K/s', 'block input CPU%')]
             lines.append(f'| QEMU: {row.label} | ' + ' | '.join(cells) +
                          ' |')
+    for row in all_rows:
+        raw = row.results.get('bonnie', {}).get('out', '')
+        if raw:
+            lines.append(f'| raw bonnie++ CSV, {row.label} | '
+                         f'`{raw.replace("_", " ")}` | | | | | |')
     for label, col, val in HARDWARE:
         bo = val if col == 'block output' else '-'
         bi = val if col == 'block input' else '-'
@@ -430,6 +439,8 @@ def main():
     ap.add_argument('--no-bonnie', dest='bonnie', action='store_false')
     ap.add_argument('--only', nargs='*', help='rows to run')
     ap.add_argument('--timeout', type=int, default=1200)
+    ap.add_argument('--report-only', action='store_true',
+                    help='write the report again from results.json')
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
     args.kernel = os.path.join(args.guest, 'Image-4k')
@@ -442,12 +453,24 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
 
     all_rows = rows(args)
+    saved = os.path.join(args.workdir, 'results.json')
+    if args.report_only:
+        with open(saved) as f:
+            data = json.load(f)
+        for row in all_rows:
+            row.results = data.get(row.name, {}).get('results', {})
+            row.kernel_version = data.get(row.name, {}).get('kernel', '')
     for row in all_rows:
         if row.skipped:
             print(f'{row.name}: skipped: {row.skipped}')
             continue
+        if args.report_only:
+            continue
         print(f'{row.name}: booting', flush=True)
         run_row(args, row)
+    with open(saved, 'w') as f:
+        json.dump({r.name: {'results': r.results, 'kernel': r.kernel_version}
+                   for r in all_rows}, f, indent=1)
     write_csv(os.path.join(args.workdir, 'report.csv'), all_rows)
     lines = write_markdown(os.path.join(args.workdir, 'report.md'), all_rows,
                            args)

@@ -35,6 +35,10 @@ if [ ! -f "$out" ]; then
     build_base_root "$root" "$busybox"
     python3 "$GUEST_SRC/elfclosure.py" "$stage" "$root" "${BINARIES[@]}"
     ln -sf mke2fs "$root/usr/sbin/mkfs.ext4"
+    # bonnie++ -u root looks the user up
+    mkdir -p "$root/etc" "$root/root"
+    echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+    echo 'root:x:0:' > "$root/etc/group"
     # /init's busybox --install would put its own dd in the way
     mv "$root/usr/bin/dd" "$root/usr/bin/gnu-dd"
     python3 "$GUEST_SRC/mkcpio.py" "$root" "$out.tmp" --node /dev/console:600:c:5:1
