@@ -157,7 +157,7 @@ def rows(args):
         out.append(row)
     for path in (emmc, sd, vblk):
         make_disk(path)
-    return [r for r in out if not args.only or r.name in args.only]
+    return out
 
 
 def run_row(args, row):
@@ -454,7 +454,8 @@ def main():
 
     all_rows = rows(args)
     saved = os.path.join(args.workdir, 'results.json')
-    if args.report_only:
+    # --only and --report-only keep the other rows of the last run
+    if (args.only or args.report_only) and os.path.exists(saved):
         with open(saved) as f:
             data = json.load(f)
         for row in all_rows:
@@ -464,13 +465,15 @@ def main():
         if row.skipped:
             print(f'{row.name}: skipped: {row.skipped}')
             continue
-        if args.report_only:
+        if args.report_only or (args.only and row.name not in args.only):
             continue
         print(f'{row.name}: booting', flush=True)
+        row.results = {}
         run_row(args, row)
-    with open(saved, 'w') as f:
-        json.dump({r.name: {'results': r.results, 'kernel': r.kernel_version}
-                   for r in all_rows}, f, indent=1)
+        with open(saved, 'w') as f:
+            json.dump({r.name: {'results': r.results,
+                                'kernel': r.kernel_version}
+                       for r in all_rows}, f, indent=1)
     write_csv(os.path.join(args.workdir, 'report.csv'), all_rows)
     lines = write_markdown(os.path.join(args.workdir, 'report.md'), all_rows,
                            args)

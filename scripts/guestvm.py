@@ -67,7 +67,12 @@ def run_guest(args, machine, qemu_args, script, on_mark, console='ttySC0',
             if m:
                 on_mark(vm, m.group(1), m.group(2) or '')
     finally:
-        vm.shutdown()
+        try:
+            vm.shutdown()
+        except Exception:               # pylint: disable=broad-except
+            # The guest powered off while QMP was asking QEMU to quit
+            if not ended:
+                raise
     if not ended:
         sys.exit(f'{machine}: the guest stopped before its script ended; '
                  'run with -v to see its console')
