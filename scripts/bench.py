@@ -29,11 +29,10 @@ import argparse
 import csv
 import json
 import os
-import sys
 import time
 
-from guestvm import (import_qemu_python, process_cpu_seconds, qom_get,
-                     run_guest)
+from guestvm import (add_qemu_arguments, prepare, process_cpu_seconds,
+                     qom_get, run_guest)
 
 MiB = 1024 * 1024
 GiB = 1024 * MiB
@@ -430,9 +429,7 @@ def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = os.path.join(top, 'build')
     ap = argparse.ArgumentParser(description='make bench')
-    ap.add_argument('--qemu', default=os.path.join(
-        build, 'qemu-build', 'qemu-system-aarch64'))
-    ap.add_argument('--qemu-tree', default=os.path.join(build, 'qemu-src'))
+    add_qemu_arguments(ap, build)
     ap.add_argument('--guest', default=os.path.join(build, 'guest'))
     ap.add_argument('--runtime', type=int, default=10,
                     help='seconds per fio workload')
@@ -445,12 +442,7 @@ def main():
     args = ap.parse_args()
     args.kernel = os.path.join(args.guest, 'Image-4k')
     args.initrd = os.path.join(args.guest, 'rootfs-bench.cpio.gz')
-    for f in (args.qemu, args.kernel, args.initrd):
-        if not os.path.exists(f):
-            sys.exit(f'bench: {f} is missing: run make bench')
-    import_qemu_python(args.qemu_tree)
-    args.workdir = os.path.join(build, 'bench')
-    os.makedirs(args.workdir, exist_ok=True)
+    prepare(args, os.path.join(build, 'bench'), 'bench', 'run make bench')
 
     all_rows = rows(args)
     saved = os.path.join(args.workdir, 'results.json')

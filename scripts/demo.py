@@ -16,7 +16,7 @@ import os
 import random
 import sys
 
-from guestvm import import_qemu_python, qom_get, run_guest
+from guestvm import add_qemu_arguments, prepare, qom_get, run_guest
 
 MiB = 1024 * 1024
 
@@ -156,9 +156,7 @@ def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = os.path.join(top, 'build')
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('--qemu', default=os.path.join(
-        build, 'qemu-build', 'qemu-system-aarch64'))
-    ap.add_argument('--qemu-tree', default=os.path.join(build, 'qemu-src'))
+    add_qemu_arguments(ap, build)
     ap.add_argument('--kernel', default=os.path.join(
         build, 'guest', f'Image-{os.getenv("PAGE_SIZE", "4k")}'))
     ap.add_argument('--initrd', default=os.path.join(build, 'guest',
@@ -168,12 +166,7 @@ def main():
     ap.add_argument('-v', '--verbose', action='store_true',
                     help='show the guest console')
     args = ap.parse_args()
-    for f in (args.qemu, args.kernel, args.initrd):
-        if not os.path.exists(f):
-            sys.exit(f'demo: {f} is missing: run make qemu guest')
-    import_qemu_python(args.qemu_tree)
-    args.workdir = os.path.join(build, 'demo')
-    os.makedirs(args.workdir, exist_ok=True)
+    prepare(args, os.path.join(build, 'demo'), 'demo', 'run make qemu guest')
     args.emmc = os.path.join(args.workdir, 'emmc.img')
     make_emmc(args.emmc, max(64, args.read_mib) * MiB)
 

@@ -22,6 +22,25 @@ def import_qemu_python(qemu_tree):
     sys.path.insert(0, os.path.join(qemu_tree, 'python'))
 
 
+def add_qemu_arguments(parser, build):
+    """--qemu and --qemu-tree, defaulting to what `make qemu` built"""
+    parser.add_argument('--qemu', default=os.path.join(
+        build, 'qemu-build', 'qemu-system-aarch64'))
+    parser.add_argument('--qemu-tree', default=os.path.join(build,
+                                                           'qemu-src'))
+
+
+def prepare(args, workdir, tool, hint):
+    """Check that QEMU and the guest exist, load QEMU's Python package and
+    create @workdir as args.workdir"""
+    for f in (args.qemu, args.kernel, args.initrd):
+        if not os.path.exists(f):
+            sys.exit(f'{tool}: {f} is missing: {hint}')
+    import_qemu_python(args.qemu_tree)
+    args.workdir = workdir
+    os.makedirs(workdir, exist_ok=True)
+
+
 def qom_get(vm, path, prop):
     return vm.cmd('qom-get', path=path, property=prop)
 
