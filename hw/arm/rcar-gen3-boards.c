@@ -47,6 +47,19 @@ struct RCarGen3MachineClass {
     uint32_t sdhi_used;
 };
 
+/* The fastest bus mode the device tree lets Linux use on the eMMC */
+typedef enum RCarGen3EmmcMode {
+    RCAR_GEN3_EMMC_HS52,
+    RCAR_GEN3_EMMC_HS200,
+    RCAR_GEN3_EMMC_HS400,
+} RCarGen3EmmcMode;
+
+static const char *const rcar_gen3_emmc_mode_names[] = {
+    [RCAR_GEN3_EMMC_HS52] = "hs52",
+    [RCAR_GEN3_EMMC_HS200] = "hs200",
+    [RCAR_GEN3_EMMC_HS400] = "hs400",
+};
+
 struct RCarGen3MachineState {
     MachineState parent_obj;
 
@@ -62,6 +75,7 @@ struct RCarGen3MachineState {
     /* Properties; 0 means the SoC's default */
     uint8_t prr_cut;
     bool iommu;
+    RCarGen3EmmcMode emmc_mode;
 };
 
 /* GIC interrupt specifiers (include/dt-bindings/interrupt-controller) */
@@ -236,8 +250,43 @@ static char *sdhi_node_path(unsigned n)
  * Fixed clock and regulator stand in for the CPG and the board's GPIO
  * regulators; no cd-gpios, so card detect is native (SD_INFO1).
  */
+typedef struct RCarGen3SdhiFdtRefs {
+    uint32_t clk;
+    uint32_t vmmc;          /* 3.3 V card power */
+    uint32_t vqmmc_1v8;     /* the eMMC's fixed 1.8 V I/O supply */
+    uint32_t emmc_pins;     /* pin group of the eMMC channel, 1.8 V */
+    uint32_t ipmmu;         /* 0: no IPMMU */
+} RCarGen3SdhiFdtRefs;
+
+/*
+ * The eMMC as salvator-common.dtsi describes it: 8 bits at 1.8 V, with
+ * the pinctrl states without which the SDHI driver refuses 1.8 V
+ * signalling, and the HS200/HS400 capabilities that emmc-mode allows.
+ */
+static void fdt_add_emmc_props(RCarGen3MachineState *m, void *fdt,
+                               const char *node,
+                               const RCarGen3SdhiFdtRefs *refs)
+{
+    qemu_fdt_setprop_cells(fdt, node, "pinctrl-0", refs->emmc_pins);
+    qemu_fdt_setprop_cells(fdt, node, "pinctrl-1", refs->emmc_pins);
+    fdt_setprop_strings(fdt, node, "pinctrl-names", "default", "state_uhs",
+                        NULL);
+    qemu_fdt_setprop_cell(fdt, node, "vqmmc-supply", refs->vqmmc_1v8);
+    if (m->emmc_mode >= RCAR_GEN3_EMMC_HS200) {
+        qemu_fdt_setprop(fdt, node, "mmc-hs200-1_8v", NULL, 0);
+    }
+    if (m->emmc_mode >= RCAR_GEN3_EMMC_HS400) {
+        qemu_fdt_setprop(fdt, node, "mmc-hs400-1_8v", NULL, 0);
+    }
+    qemu_fdt_setprop(fdt, node, "non-removable", NULL, 0);
+    qemu_fdt_setprop(fdt, node, "no-sd", NULL, 0);
+    qemu_fdt_setprop(fdt, node, "no-sdio", NULL, 0);
+    qemu_fdt_setprop_cell(fdt, node, "fixed-emmc-driver-type", 1);
+    qemu_fdt_setprop(fdt, node, "full-pwr-cycle-in-suspend", NULL, 0);
+}
+
 static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
-                         uint32_t clk, uint32_t vmmc, uint32_t ipmmu)
+                         const RCarGen3SdhiFdtRefs *refs)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
@@ -253,18 +302,16 @@ static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
                                  2, RENESAS_SDHI_MMIO_SIZE);
     qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_SPI,
                            RCAR_GEN3_SPI_SDHI0 + n, IRQ_TYPE_LEVEL_HIGH);
-    qemu_fdt_setprop_cell(fdt, node, "clocks", clk);
+    qemu_fdt_setprop_cell(fdt, node, "clocks", refs->clk);
     qemu_fdt_setprop_string(fdt, node, "clock-names", "core");
     qemu_fdt_setprop_cell(fdt, node, "max-frequency", 200000000);
-    qemu_fdt_setprop_cell(fdt, node, "vmmc-supply", vmmc);
+    qemu_fdt_setprop_cell(fdt, node, "vmmc-supply", refs->vmmc);
     qemu_fdt_setprop_cell(fdt, node, "bus-width", emmc ? 8 : 4);
     if (emmc) {
-        qemu_fdt_setprop(fdt, node, "non-removable", NULL, 0);
-        qemu_fdt_setprop(fdt, node, "no-sd", NULL, 0);
-        qemu_fdt_setprop(fdt, node, "no-sdio", NULL, 0);
+        fdt_add_emmc_props(m, fdt, node, refs);
     }
-    if (ipmmu) {
-        qemu_fdt_setprop_cells(fdt, node, "iommus", ipmmu,
+    if (refs->ipmmu) {
+        qemu_fdt_setprop_cells(fdt, node, "iommus", refs->ipmmu,
                                RCAR_GEN3_SDHI0_UTLB + n);
     }
     if (!(sdhi_enabled(m) & BIT(n))) {
@@ -313,17 +360,51 @@ static uint32_t fdt_add_ipmmus(RCarGen3MachineState *m, void *fdt)
     return ds1_phandle;
 }
 
+/*
+ * The PFC node of r8a77951.dtsi with one pin group: the eMMC pins of
+ * salvator-common.dtsi (data8, ctrl and the HS400 data strobe) at 1.8 V.
+ * Returns its phandle.
+ */
+static uint32_t fdt_add_pfc(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    g_autofree char *compat = g_strdup_printf("renesas,pfc-%s", sc->dt_name);
+    g_autofree char *pfc = g_strdup_printf("/soc/pinctrl@%" HWADDR_PRIx,
+                                           rcar_gen3_memmap[RCAR_GEN3_DEV_PFC]);
+    g_autofree char *grp = g_strdup_printf("%s/sd%u", pfc, mc->emmc_sdhi);
+    g_autofree char *data8 = g_strdup_printf("sdhi%u_data8", mc->emmc_sdhi);
+    g_autofree char *ctrl = g_strdup_printf("sdhi%u_ctrl", mc->emmc_sdhi);
+    g_autofree char *ds = g_strdup_printf("sdhi%u_ds", mc->emmc_sdhi);
+    g_autofree char *func = g_strdup_printf("sdhi%u", mc->emmc_sdhi);
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, pfc);
+    qemu_fdt_setprop_string(fdt, pfc, "compatible", compat);
+    qemu_fdt_setprop_sized_cells(fdt, pfc, "reg",
+                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_PFC],
+                                 2, RCAR_PFC_MMIO_SIZE);
+    qemu_fdt_add_subnode(fdt, grp);
+    fdt_setprop_strings(fdt, grp, "groups", data8, ctrl, ds, NULL);
+    qemu_fdt_setprop_string(fdt, grp, "function", func);
+    qemu_fdt_setprop_cell(fdt, grp, "power-source", 1800);
+    qemu_fdt_setprop_cell(fdt, grp, "phandle", phandle);
+    return phandle;
+}
+
 static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
     g_autofree char *scif_compat = NULL;
     const char *scif = "/soc/serial@e6e88000";
-    uint32_t scif_fck, sdhi_clk, vmmc, gic, ipmmu = 0;
+    RCarGen3SdhiFdtRefs refs = { 0 };
+    uint32_t scif_fck, gic;
 
     scif_fck = fdt_add_fixed_clock(fdt, "clock-scif", mc->scif_fck_hz);
-    sdhi_clk = fdt_add_fixed_clock(fdt, "clock-sdhi", 200000000);
-    vmmc = fdt_add_fixed_regulator(fdt, "3p3v", 3300000);
+    refs.clk = fdt_add_fixed_clock(fdt, "clock-sdhi", 200000000);
+    refs.vmmc = fdt_add_fixed_regulator(fdt, "3p3v", 3300000);
+    refs.vqmmc_1v8 = fdt_add_fixed_regulator(fdt, "1p8v", 1800000);
 
     qemu_fdt_add_subnode(fdt, "/soc");
     qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
@@ -353,12 +434,13 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_cell(fdt, scif, "clocks", scif_fck);
     qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
 
+    refs.emmc_pins = fdt_add_pfc(m, fdt);
     /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
     if (m->iommu) {
-        ipmmu = fdt_add_ipmmus(m, fdt);
+        refs.ipmmu = fdt_add_ipmmus(m, fdt);
     }
     for (int n = RCAR_GEN3_NUM_SDHI - 1; n >= 0; n--) {
-        fdt_add_sdhi(m, fdt, n, sdhi_clk, vmmc, ipmmu);
+        fdt_add_sdhi(m, fdt, n, &refs);
     }
 }
 
@@ -448,7 +530,13 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
         if (!di) {
             continue;
         }
-        card = qdev_new(n == mc->emmc_sdhi ? TYPE_EMMC : TYPE_SD_CARD);
+        if (n == mc->emmc_sdhi) {
+            /* An eMMC 5.1 device, as soldered on the board */
+            card = qdev_new(TYPE_EMMC);
+            qdev_prop_set_bit(card, "hs400", true);
+        } else {
+            card = qdev_new(TYPE_SD_CARD);
+        }
         qdev_prop_set_drive_err(card, "drive", blk_by_legacy_dinfo(di),
                                 &error_fatal);
         qdev_realize_and_unref(card,
@@ -552,9 +640,29 @@ static void rcar_gen3_set_iommu(Object *obj, bool value, Error **errp)
     RCAR_GEN3_MACHINE(obj)->iommu = value;
 }
 
+static char *rcar_gen3_get_emmc_mode(Object *obj, Error **errp)
+{
+    return g_strdup(rcar_gen3_emmc_mode_names[
+                        RCAR_GEN3_MACHINE(obj)->emmc_mode]);
+}
+
+static void rcar_gen3_set_emmc_mode(Object *obj, const char *value,
+                                    Error **errp)
+{
+    for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_emmc_mode_names); i++) {
+        if (!strcmp(value, rcar_gen3_emmc_mode_names[i])) {
+            RCAR_GEN3_MACHINE(obj)->emmc_mode = i;
+            return;
+        }
+    }
+    error_setg(errp, "emmc-mode '%s' is not one of hs400, hs200, hs52",
+               value);
+}
+
 static void rcar_gen3_machine_instance_init(Object *obj)
 {
     RCAR_GEN3_MACHINE(obj)->iommu = true;
+    RCAR_GEN3_MACHINE(obj)->emmc_mode = RCAR_GEN3_EMMC_HS400;
 }
 
 static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
@@ -577,6 +685,11 @@ static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "iommu",
         "Set off to connect the SD/MMC hosts straight to memory instead of "
         "through the IPMMU, and leave the IPMMU out of the device tree");
+    object_class_property_add_str(oc, "emmc-mode", rcar_gen3_get_emmc_mode,
+                                  rcar_gen3_set_emmc_mode);
+    object_class_property_set_description(oc, "emmc-mode",
+        "The fastest eMMC bus mode in the device tree: hs400 (the default, "
+        "as on the board), hs200, or hs52 (no tuning)");
 }
 
 static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)

@@ -34,6 +34,7 @@ const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS] = {
     [RCAR_GEN3_DEV_GIC_VCPU]   = 0xf1060000,
     [RCAR_GEN3_DEV_PRR]        = 0xfff00044,
     [RCAR_GEN3_DEV_RST]        = 0xe6160000,
+    [RCAR_GEN3_DEV_PFC]        = 0xe6060000,
     [RCAR_GEN3_DEV_SCIF2]      = 0xe6e88000,
     [RCAR_GEN3_DEV_IPMMU_MM]   = 0xe67b0000,
     [RCAR_GEN3_DEV_IPMMU_DS1]  = 0xe7740000,
@@ -72,7 +73,6 @@ static const RCarGen3Window r8a77951_unimp[] = {
     { "rcar-gen3.gpio5",     0xe6055000, 0x50 },
     { "rcar-gen3.gpio6",     0xe6055400, 0x50 },
     { "rcar-gen3.gpio7",     0xe6055800, 0x50 },
-    { "rcar-gen3.pfc",       0xe6060000, 0x50c },
     { "rcar-gen3.rwdt",      0xe6020000, 0x0c },
     { "rcar-gen3.cpg",       0xe6150000, 0x1000 },
     { "rcar-gen3.sysc",      0xe6180000, 0x400 },
@@ -405,6 +405,7 @@ static void rcar_gen3_init(Object *obj)
 
     object_initialize_child(obj, "prr", &s->prr, TYPE_RCAR_PRR);
     object_initialize_child(obj, "rst", &s->rst, TYPE_RCAR_RST);
+    object_initialize_child(obj, "pfc", &s->pfc, TYPE_RCAR_PFC);
     object_initialize_child(obj, "scif2", &s->scif2, TYPE_SH_SERIAL);
     object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
@@ -445,6 +446,12 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
     }
     sysbus_mmio_map(SYS_BUS_DEVICE(&s->rst), 0,
                     rcar_gen3_memmap[RCAR_GEN3_DEV_RST]);
+
+    if (!sysbus_realize(SYS_BUS_DEVICE(&s->pfc), errp)) {
+        return;
+    }
+    sysbus_mmio_map(SYS_BUS_DEVICE(&s->pfc), 0,
+                    rcar_gen3_memmap[RCAR_GEN3_DEV_PFC]);
 
     if (!rcar_gen3_realize_scif2(s, errp) ||
         !rcar_gen3_realize_ipmmu(s, errp) ||

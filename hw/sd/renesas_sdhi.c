@@ -92,6 +92,7 @@ REG32(SOFT_RST, 0x380)
 REG32(VERSION, 0x388)
 REG32(HOST_MODE, 0x390)
 REG32(SDIF_MODE, 0x398)
+#define SDIF_MODE_HS400 BIT(0)      /* DDR sampling (tmio_mmc.h:104) */
 
 /* Internal DMAC: not shifted, 32-bit (idmac.c:28-60) */
 REG32(DM_CM_DTRAN_MODE, 0x820)
@@ -114,12 +115,35 @@ REG32(DM_DTRAN_ADDR, 0x880)
 
 /* SCC: offsets << 2 from 0x1000 (renesas_sdhi_core.c:289-334) */
 REG32(SCC_DTCNTL, 0x1000)
+    FIELD(SCC_DTCNTL, TAPEN, 0, 1)
     FIELD(SCC_DTCNTL, TAPNUM, 16, 8)
+REG32(SCC_TAPSET, 0x1008)
+REG32(SCC_DT2FF, 0x1010)
+REG32(SCC_CKSEL, 0x1018)
+    FIELD(SCC_CKSEL, DTSEL, 0, 1)
+REG32(SCC_RVSCNTL, 0x1020)
+    FIELD(SCC_RVSCNTL, RVSEN, 0, 1)
 REG32(SCC_RVSREQ, 0x1028)
+    FIELD(SCC_RVSREQ, REQTAPDOWN, 0, 1)
+    FIELD(SCC_RVSREQ, REQTAPUP, 1, 1)
+    FIELD(SCC_RVSREQ, RVSERR, 2, 1)
 REG32(SCC_SMPCMP, 0x1030)
+    FIELD(SCC_SMPCMP, CMD_REQDOWN, 8, 1)
+    FIELD(SCC_SMPCMP, CMD_REQUP, 24, 1)
+REG32(SCC_TMPPORT2, 0x1038)
+REG32(SCC_TMPPORT3, 0x1050)
+REG32(SCC_TMPPORT4, 0x1058)
+    FIELD(SCC_TMPPORT4, DLL_ACC_START, 0, 1)
+REG32(SCC_TMPPORT5, 0x1060)
+    FIELD(SCC_TMPPORT5, DLL_ADR, 0, 6)
+    FIELD(SCC_TMPPORT5, DLL_RW_SEL_R, 8, 1)
+REG32(SCC_TMPPORT6, 0x1068)
 REG32(SCC_TMPPORT7, 0x1070)
 #define SCC_BASE        A_SCC_DTCNTL
-#define SCC_TAPS        8           /* tap count of the H3/M3-N/E3 SCC */
+/* SCC registers are 32-bit, 8 bytes apart */
+#define SCC_REG(s, name) ((s)->scc[(A_SCC_##name - SCC_BASE) / 8])
+/* The DLL register that holds the calibration code (sdhi.c:500-514) */
+#define SCC_DLL_CALIB_CODE 0x26
 
 #define SD_CMD_RSP_NONE 3           /* SD_CMD[10:8], core.c:279-289 */
 #define SD_CMD_RSP_R2   6
@@ -198,6 +222,75 @@ static void sdhi_xfer_kick(RenesasSDHIState *s)
     timer_mod(s->xfer_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
 }
 
+/*
+ * The SCC: in HS200 and SDR104 the host samples the card's data with one
+ * of DTCNTL.TAPNUM phases (taps) of its clock, TAPSET selecting one, once
+ * the driver has set DTCNTL.TAPEN and CKSEL.DTSEL (sdhi.c:349-383).  The
+ * "bad-taps" property says which taps sample outside the data eye: a read
+ * sampled there ends with a CRC error, which is what Linux's tuning loop
+ * looks for (sdhi.c:687-727).  In HS400 (SDIF_MODE.HS400) the data comes
+ * with the data strobe, so only the command line is sampled by the tap
+ * and data reads do not fail (sdhi.c:754-757).
+ *
+ * After each sampled read the SCC compares the taps either side of
+ * TAPSET: a failing one below asks for a tap up, above for a tap down,
+ * both (or TAPSET itself failing) is an error that needs a retune.  That
+ * lands in SMPCMP (command sampling) and RVSREQ, which the driver reads
+ * after every request in these modes (sdhi.c:729-834).  The tap is never
+ * moved by the SCC itself.
+ */
+static bool sdhi_scc_samples(RenesasSDHIState *s)
+{
+    return s->scc_taps &&
+           FIELD_EX32(SCC_REG(s, DTCNTL), SCC_DTCNTL, TAPEN) &&
+           FIELD_EX32(SCC_REG(s, CKSEL), SCC_CKSEL, DTSEL);
+}
+
+static bool sdhi_scc_tap_fails(RenesasSDHIState *s, int tap)
+{
+    return s->bad_taps & BIT((tap + s->scc_taps) % s->scc_taps);
+}
+
+static bool sdhi_scc_sample_read(RenesasSDHIState *s)
+{
+    uint32_t tapset = SCC_REG(s, TAPSET);
+    bool hs400 = s->sdif_mode & SDIF_MODE_HS400;
+    uint32_t smpcmp = 0, rvsreq = 0;
+    bool below, above, here;
+    int tap;
+
+    if (!sdhi_scc_samples(s)) {
+        return true;
+    }
+    if (tapset >= s->scc_taps) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: TAPSET %u beyond the %u taps\n",
+                      __func__, tapset, s->scc_taps);
+    }
+    tap = tapset % s->scc_taps;
+    here = sdhi_scc_tap_fails(s, tap);
+    below = sdhi_scc_tap_fails(s, tap - 1);
+    above = sdhi_scc_tap_fails(s, tap + 1);
+
+    if (here || (below && above)) {
+        smpcmp = R_SCC_SMPCMP_CMD_REQUP_MASK | R_SCC_SMPCMP_CMD_REQDOWN_MASK;
+        rvsreq = R_SCC_RVSREQ_RVSERR_MASK;
+    } else if (below) {
+        smpcmp = R_SCC_SMPCMP_CMD_REQUP_MASK;
+        rvsreq = R_SCC_RVSREQ_REQTAPUP_MASK;
+    } else if (above) {
+        smpcmp = R_SCC_SMPCMP_CMD_REQDOWN_MASK;
+        rvsreq = R_SCC_RVSREQ_REQTAPDOWN_MASK;
+    }
+    SCC_REG(s, SMPCMP) = smpcmp;
+    SCC_REG(s, RVSREQ) |= rvsreq;
+    trace_renesas_sdhi_scc_sample(tap, hs400, smpcmp, here);
+    if (here && !hs400) {
+        s->stat_tap_crc_errors++;
+        return false;
+    }
+    return true;
+}
+
 /* Store a response as the TMIO core presents it (core.c:582-592) */
 static void sdhi_store_response(RenesasSDHIState *s, const uint8_t *r,
                                 int rlen)
@@ -255,6 +348,11 @@ static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
 {
     RenesasSDHIDataDir dir = s->data_dir;
 
+    if (ok && dir == RENESAS_SDHI_DATA_READ && !sdhi_scc_sample_read(s)) {
+        /* Sampled at a failing tap: the block CRC does not match */
+        s->info2 |= R_SD_INFO2_CRCE_MASK;
+        ok = false;
+    }
     if (s->auto_cmd12) {
         sdhi_send_auto_cmd12(s);
     }
@@ -721,6 +819,7 @@ static void sdhi_reset_module(RenesasSDHIState *s)
     s->dm_info2_mask = 0xffffffff;
     s->dm_addr = 0;
     memset(s->scc, 0, sizeof(s->scc));
+    memset(s->scc_dll, 0, sizeof(s->scc_dll));
     sdhi_update_irq(s);
 }
 
@@ -797,20 +896,52 @@ static uint32_t sdhi_scc_read(RenesasSDHIState *s, hwaddr offset)
 
     switch (offset) {
     case A_SCC_DTCNTL:
-        /* TAPNUM is fixed by the hardware (sdhi.c:362-382) */
-        return FIELD_DP32(val, SCC_DTCNTL, TAPNUM, SCC_TAPS);
-    case A_SCC_RVSREQ:
-    case A_SCC_SMPCMP:
-        /* No tap drift to report: a retune never becomes necessary */
-        return 0;
+        /* TAPNUM is fixed by the hardware; 0 means no tuning (sdhi.c:693) */
+        return FIELD_DP32(val, SCC_DTCNTL, TAPNUM, s->scc_taps);
     default:
         return val;
     }
 }
 
+/*
+ * TMPPORT4.DLL_ACC_START runs one access to the DLL registers behind the
+ * port: address and direction in TMPPORT5, write data in TMPPORT6, read
+ * data in TMPPORT7 (sdhi.c:468-497).  The calibration code is the one
+ * DLL value the driver reads (M3-N and E3, sdhi.c:500-521).
+ */
+static void sdhi_scc_dll_access(RenesasSDHIState *s)
+{
+    uint32_t port5 = SCC_REG(s, TMPPORT5);
+    unsigned adr = FIELD_EX32(port5, SCC_TMPPORT5, DLL_ADR);
+
+    if (FIELD_EX32(port5, SCC_TMPPORT5, DLL_RW_SEL_R)) {
+        SCC_REG(s, TMPPORT7) =
+            adr == SCC_DLL_CALIB_CODE ? s->scc_calib_code : s->scc_dll[adr];
+    } else {
+        s->scc_dll[adr] = SCC_REG(s, TMPPORT6);
+    }
+}
+
 static void sdhi_scc_write(RenesasSDHIState *s, hwaddr offset, uint32_t val)
 {
-    s->scc[sdhi_scc_index(offset)] = val;
+    uint32_t *reg = &s->scc[sdhi_scc_index(offset)];
+
+    switch (offset) {
+    case A_SCC_SMPCMP:
+    case A_SCC_TMPPORT7:
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: SCC register 0x%04" HWADDR_PRIx
+                      " is read-only\n", __func__, offset);
+        return;
+    case A_SCC_TMPPORT4:
+        if (FIELD_EX32(val, SCC_TMPPORT4, DLL_ACC_START) &&
+            !FIELD_EX32(*reg, SCC_TMPPORT4, DLL_ACC_START)) {
+            *reg = val;
+            sdhi_scc_dll_access(s);
+            return;
+        }
+        break;
+    }
+    *reg = val;
 }
 
 static bool sdhi_offset_is_scc(hwaddr offset)
@@ -1145,6 +1276,10 @@ static void renesas_sdhi_init(Object *obj)
     object_property_add_uint64_ptr(obj, "dma-multi-run-transfers",
                                    &s->stat_dma_multi_run_transfers,
                                    OBJ_PROP_FLAG_READ);
+    /* Reads that failed because the SCC sampled them at a bad tap */
+    object_property_add_uint64_ptr(obj, "tap-crc-errors",
+                                   &s->stat_tap_crc_errors,
+                                   OBJ_PROP_FLAG_READ);
 }
 
 static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
@@ -1155,6 +1290,16 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
     if (!s->dma_mr) {
         error_setg(errp, TYPE_RENESAS_SDHI ": the 'dma-memory' link is not "
                    "set");
+        return;
+    }
+    if (s->scc_taps > 32) {
+        error_setg(errp, TYPE_RENESAS_SDHI ": 'scc-taps' is %u, at most 32 "
+                   "taps fit in 'bad-taps'", s->scc_taps);
+        return;
+    }
+    if (s->scc_taps && (s->bad_taps >> 1 >> (s->scc_taps - 1))) {
+        error_setg(errp, TYPE_RENESAS_SDHI ": 'bad-taps' 0x%x names taps "
+                   "beyond the %u that the SCC has", s->bad_taps, s->scc_taps);
         return;
     }
     address_space_init(&s->dma_as, s->dma_mr, "renesas-sdhi-dma");
@@ -1196,8 +1341,8 @@ static int renesas_sdhi_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_renesas_sdhi = {
     .name = TYPE_RENESAS_SDHI,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .post_load = renesas_sdhi_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT16(sd_cmd, RenesasSDHIState),
@@ -1238,6 +1383,9 @@ static const VMStateDescription vmstate_renesas_sdhi = {
         VMSTATE_UINT32(dm_addr, RenesasSDHIState),
         VMSTATE_UINT32_ARRAY(scc, RenesasSDHIState,
                              RENESAS_SDHI_NUM_SCC_REGS),
+        VMSTATE_UINT32_ARRAY(scc_dll, RenesasSDHIState,
+                             RENESAS_SDHI_NUM_DLL_REGS),
+        VMSTATE_UINT64(stat_tap_crc_errors, RenesasSDHIState),
         VMSTATE_UINT64(cur_dma_bytes, RenesasSDHIState),
         VMSTATE_UINT64(stat_commands, RenesasSDHIState),
         VMSTATE_UINT64(stat_dma_transfers, RenesasSDHIState),
@@ -1259,6 +1407,12 @@ static const Property renesas_sdhi_properties[] = {
                      TYPE_MEMORY_REGION, MemoryRegion *),
     /* 0xCC10: the Gen3 SDHI; it enables every Gen3 path in Linux */
     DEFINE_PROP_UINT16("version", RenesasSDHIState, version, 0xcc10),
+    /* SCC: 8 taps on H3, M3-N and E3; 0 is an SCC that cannot tune */
+    DEFINE_PROP_UINT8("scc-taps", RenesasSDHIState, scc_taps, 8),
+    /* Bit n set: tap n samples outside the data eye and reads fail */
+    DEFINE_PROP_UINT32("bad-taps", RenesasSDHIState, bad_taps, 0),
+    /* The DLL calibration code that M3-N and E3 read in HS400 */
+    DEFINE_PROP_UINT8("scc-calib-code", RenesasSDHIState, scc_calib_code, 0),
 };
 
 static void renesas_sdhi_class_init(ObjectClass *klass, void *data)

@@ -14,6 +14,7 @@
 #include "hw/cpu/cluster.h"
 #include "hw/intc/arm_gic.h"
 #include "hw/misc/rcar_prr.h"
+#include "hw/misc/rcar_pfc.h"
 #include "hw/misc/rcar_rst.h"
 #include "hw/or-irq.h"
 #include "hw/sd/renesas_sdhi.h"
@@ -44,6 +45,7 @@ enum {
     RCAR_GEN3_DEV_GIC_VCPU,
     RCAR_GEN3_DEV_PRR,
     RCAR_GEN3_DEV_RST,
+    RCAR_GEN3_DEV_PFC,
     RCAR_GEN3_DEV_SCIF2,
     RCAR_GEN3_DEV_IPMMU_MM,
     RCAR_GEN3_DEV_IPMMU_DS1,
@@ -108,6 +110,7 @@ struct RCarGen3State {
     MemoryRegion ram_alias[RCAR_GEN3_MAX_RAM_BANKS];
     RCarPrrState prr;
     RCarRstState rst;
+    RCarPfcState pfc;
     SHSerialState scif2;
     OrIRQState scif2_irq;
     RenesasSDHIState sdhi[RCAR_GEN3_NUM_SDHI];

@@ -24,6 +24,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(RenesasSDHIState, RENESAS_SDHI)
 #define RENESAS_SDHI_MAX_BLKSZ      1024
 #define RENESAS_SDHI_NUM_RSP        8
 #define RENESAS_SDHI_NUM_SCC_REGS   15
+/* DLL registers behind the SCC's TMPPORT4-7 indirect port */
+#define RENESAS_SDHI_NUM_DLL_REGS   64
 
 /* Direction of the data phase of the current command */
 typedef enum RenesasSDHIDataDir {
@@ -87,6 +89,7 @@ struct RenesasSDHIState {
 
     /* SCC, at window offset 0x1000 */
     uint32_t scc[RENESAS_SDHI_NUM_SCC_REGS];
+    uint32_t scc_dll[RENESAS_SDHI_NUM_DLL_REGS];
 
     /* Statistics, read-only QOM properties */
     uint64_t stat_commands;
@@ -100,10 +103,14 @@ struct RenesasSDHIState {
     uint64_t cur_dma_bytes;     /* of the transfer in flight */
     uint64_t cur_dma_runs;      /* physical runs of the transfer in flight */
     uint64_t run_next;          /* RAM offset that would extend the run */
+    uint64_t stat_tap_crc_errors;
 
     /* Properties */
     MemoryRegion *dma_mr;
     uint16_t version;
+    uint8_t scc_taps;
+    uint32_t bad_taps;
+    uint8_t scc_calib_code;
 };
 
 #endif
