@@ -22,6 +22,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
@@ -236,8 +237,12 @@ static void sdhi_xfer_kick(RenesasSDHIState *s)
  * TAPSET: a failing one below asks for a tap up, above for a tap down,
  * both (or TAPSET itself failing) is an error that needs a retune.  That
  * lands in SMPCMP (command sampling) and RVSREQ, which the driver reads
- * after every request in these modes (sdhi.c:729-834).  The tap is never
- * moved by the SCC itself.
+ * after every request in these modes (sdhi.c:729-834).  With automatic
+ * correction on (RVSCNTL.RVSEN) the SCC moves TAPSET one tap itself, and
+ * only an error is left for the driver to act on (sdhi.c:788-800).
+ *
+ * "bad-taps" can be changed while the guest runs (qom-set), which moves
+ * the data eye as a temperature drift would on the board.
  */
 static bool sdhi_scc_samples(RenesasSDHIState *s)
 {
@@ -284,6 +289,13 @@ static bool sdhi_scc_sample_read(RenesasSDHIState *s)
     SCC_REG(s, SMPCMP) = smpcmp;
     SCC_REG(s, RVSREQ) |= rvsreq;
     trace_renesas_sdhi_scc_sample(tap, hs400, smpcmp, here);
+    if (FIELD_EX32(SCC_REG(s, RVSCNTL), SCC_RVSCNTL, RVSEN) &&
+        (rvsreq & (R_SCC_RVSREQ_REQTAPUP_MASK |
+                   R_SCC_RVSREQ_REQTAPDOWN_MASK))) {
+        int step = rvsreq & R_SCC_RVSREQ_REQTAPUP_MASK ? 1 : -1;
+
+        SCC_REG(s, TAPSET) = (tap + step + s->scc_taps) % s->scc_taps;
+    }
     if (here && !hs400) {
         s->stat_tap_crc_errors++;
         return false;
@@ -1245,6 +1257,31 @@ static void renesas_sdhi_reset_hold(Object *obj, ResetType type)
     sdhi_reset_module(RENESAS_SDHI(obj));
 }
 
+static void renesas_sdhi_get_bad_taps(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    visit_type_uint32(v, name, &RENESAS_SDHI(obj)->bad_taps, errp);
+}
+
+static void renesas_sdhi_set_bad_taps(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(obj);
+    uint32_t val;
+
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (s->scc_taps < 32 && (val >> s->scc_taps)) {
+        error_setg(errp, "bad-taps 0x%x names taps beyond the %u that the "
+                   "SCC has", val, s->scc_taps);
+        return;
+    }
+    s->bad_taps = val;
+}
+
 static void renesas_sdhi_init(Object *obj)
 {
     RenesasSDHIState *s = RENESAS_SDHI(obj);
@@ -1276,6 +1313,12 @@ static void renesas_sdhi_init(Object *obj)
     object_property_add_uint64_ptr(obj, "dma-multi-run-transfers",
                                    &s->stat_dma_multi_run_transfers,
                                    OBJ_PROP_FLAG_READ);
+    /* Bit n set: tap n samples outside the data eye and reads fail */
+    object_property_add(obj, "bad-taps", "uint32", renesas_sdhi_get_bad_taps,
+                        renesas_sdhi_set_bad_taps, NULL, NULL);
+    object_property_set_description(obj, "bad-taps",
+        "Bit mask of the SCC taps at which reads fail (may change at run "
+        "time)");
     /* Reads that failed because the SCC sampled them at a bad tap */
     object_property_add_uint64_ptr(obj, "tap-crc-errors",
                                    &s->stat_tap_crc_errors,
@@ -1297,7 +1340,8 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
                    "taps fit in 'bad-taps'", s->scc_taps);
         return;
     }
-    if (s->scc_taps && (s->bad_taps >> 1 >> (s->scc_taps - 1))) {
+    if (s->scc_taps < 32 && (s->bad_taps >> s->scc_taps)) {
+        /* "scc-taps" may have come after "bad-taps" */
         error_setg(errp, TYPE_RENESAS_SDHI ": 'bad-taps' 0x%x names taps "
                    "beyond the %u that the SCC has", s->bad_taps, s->scc_taps);
         return;
@@ -1409,8 +1453,6 @@ static const Property renesas_sdhi_properties[] = {
     DEFINE_PROP_UINT16("version", RenesasSDHIState, version, 0xcc10),
     /* SCC: 8 taps on H3, M3-N and E3; 0 is an SCC that cannot tune */
     DEFINE_PROP_UINT8("scc-taps", RenesasSDHIState, scc_taps, 8),
-    /* Bit n set: tap n samples outside the data eye and reads fail */
-    DEFINE_PROP_UINT32("bad-taps", RenesasSDHIState, bad_taps, 0),
     /* The DLL calibration code that M3-N and E3 read in HS400 */
     DEFINE_PROP_UINT8("scc-calib-code", RenesasSDHIState, scc_calib_code, 0),
 };
