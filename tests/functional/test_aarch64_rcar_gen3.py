@@ -384,5 +384,146 @@ class RCarGen3IPMMU(RCarGen3Base):
         self.check_written()
 
 
+class RCarGen3EmmcModes(RCarGen3Base):
+    """The eMMC in the bus modes of the board: HS400 (the default) and
+    HS200 with Linux's SCC tuning, HS52 without tuning (emmc-mode), and
+    the tuning with taps that fail, or that start failing at run time."""
+
+    EMMC_SIZE = 256 * MiB
+    IO_SIZE = 64 * MiB
+    WRITE_OFFSET = 128 * MiB
+    TAPSET = 0xee141008         # SCC TAPSET of SDHI2
+    SCC_TAPS = 8
+
+    def boot_emmc(self, machine_opts='', extra_args=()):
+        self.emmc = os.path.join(self.workdir, 'emmc.img')
+        make_image(self.emmc, self.EMMC_SIZE, self.IO_SIZE, 5)
+        self.boot(2, machine_opts=machine_opts, extra_args=(
+            '-drive', f'if=sd,index=2,file={self.emmc},format=raw',
+            *extra_args))
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+
+    def ios(self, field, name):
+        return (f'sed -n "s/^{field}:[[:space:]]*//p" '
+                f'/sys/kernel/debug/mmc0/ios', name)
+
+    def check_mode(self, card, timing, clock_hz):
+        """What Linux reports: the card line at probe time, then the
+        timing and clock in debugfs ios."""
+        self.check_guest_value('dmesg | grep -c "mmc0: new '
+                               f'{card} MMC card at address"', 'CARD', 1)
+        self.check_guest_value(*self.ios('timing spec', 'TIMING'), timing)
+        self.check_guest_value(*self.ios('clock', 'CLOCK'), f'{clock_hz} Hz')
+        self.check_guest_value(*self.ios('bus width', 'WIDTH'), '3 (8 bits)')
+        self.check_guest_value(*self.ios('signal voltage', 'VOLTAGE'),
+                               '1 (1.80 V)')
+        self.check_guest_value('dmesg | grep -c -E "tuning execution failed|'
+                               'error -[0-9]+ whilst initialising"',
+                               'INITERRORS', 0)
+
+    def check_read_and_write(self):
+        """64 MiB O_DIRECT read checked against the host file, then copied
+        128 MiB further on with O_DIRECT, checked on the host later."""
+        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count={self.IO_SIZE // MiB}'
+                        ' iflag=direct 2>/dev/null',
+                        sha256_of(self.emmc, 0, self.IO_SIZE))
+        self.check_guest_value('dd if=/dev/mmcblk0 of=/dev/mmcblk0 bs=1M '
+                               f'count={self.IO_SIZE // MiB} '
+                               f'seek={self.WRITE_OFFSET // MiB} '
+                               'iflag=direct oflag=direct 2>/dev/null; '
+                               'echo $?', 'WRITE', 0)
+
+    def check_written(self):
+        self.assertEqual(sha256_of(self.emmc, self.WRITE_OFFSET,
+                                   self.IO_SIZE),
+                         sha256_of(self.emmc, 0, self.IO_SIZE))
+
+    def tapset(self):
+        out = self.vm.cmd('human-monitor-command',
+                          command_line=f'xp /1wx {self.TAPSET:#x}')
+        return int(out.split(':')[1], 16) % self.SCC_TAPS
+
+    def test_hs400(self):
+        self.boot_emmc()
+        self.check_mode('HS400', '10 (mmc HS400)', 200000000)
+        self.check_read_and_write()
+        self.power_off()
+        self.check_written()
+
+    def test_hs200(self):
+        self.boot_emmc(machine_opts='emmc-mode=hs200')
+        self.check_mode('HS200', '9 (mmc HS200)', 200000000)
+        self.check_read_and_write()
+        self.power_off()
+        self.check_written()
+
+    def test_hs52(self):
+        self.boot_emmc(machine_opts='emmc-mode=hs52')
+        self.check_mode('high speed', '1 (mmc high-speed)', 52000000)
+        # No tuning in this mode: the SCC never sampled a read
+        self.assertEqual(self.qom(2, 'tap-crc-errors'), 0)
+        self.check_read_and_write()
+        self.power_off()
+        self.check_written()
+
+    def test_tuning_with_bad_taps(self):
+        """Taps 2 and 3 sample outside the data eye: Linux's tuning sees
+        their CRC errors and settles on a tap that works."""
+        bad = {2, 3}
+        self.boot_emmc(extra_args=('-global', 'renesas-sdhi.bad-taps=' +
+                                   hex(sum(1 << t for t in bad))))
+        self.check_mode('HS400', '10 (mmc HS400)', 200000000)
+        # Each bad tap fails twice per tuning (execute_tuning tries all twice)
+        self.assertGreaterEqual(self.qom(2, 'tap-crc-errors'), 2 * len(bad))
+        self.assertNotIn(self.tapset(), bad)
+        self.check_read_and_write()
+        self.power_off()
+        self.check_written()
+
+    def retune_after_drift(self, machine_opts):
+        """The eye moves under the tap that tuning chose: the reads that
+        fail make Linux retune, and the data still arrives intact."""
+        self.boot_emmc(machine_opts=machine_opts)
+        tap = self.tapset()
+        errors = self.qom(2, 'tap-crc-errors')
+        bad = {tap, (tap + 1) % self.SCC_TAPS}
+        self.vm.cmd('qom-set', path='/machine/soc/sdhi2', property='bad-taps',
+                    value=sum(1 << t for t in bad))
+        self.check_read_and_write()
+        self.assertGreater(self.qom(2, 'tap-crc-errors'), errors)
+        self.assertNotIn(self.tapset(), bad)
+        self.check_guest_value('dmesg | grep -c "mmc0: new"', 'CARDS', 1)
+        self.power_off()
+        self.check_written()
+
+    def test_retune_hs200(self):
+        self.retune_after_drift('emmc-mode=hs200')
+
+    def test_retune_hs400(self):
+        self.retune_after_drift('')
+
+    def test_mmc_test_hs400(self):
+        """Linux's own mmc_test suite on the eMMC in HS400.  The cases the
+        card cannot do are reported UNSUPPORTED, as on an eMMC 5.1 device
+        in a DDR mode (no partial blocks, no TRIM); every other one must
+        pass."""
+        self.boot_emmc()
+        self.check_mode('HS400', '10 (mmc HS400)', 200000000)
+        self.run_in_guest('echo mmc0:0001 > /sys/bus/mmc/drivers/mmcblk/unbind'
+                          '; echo mmc0:0001 > /sys/bus/mmc/drivers/mmc_test/'
+                          'bind; echo "BOU""ND"', 'BOUND')
+        self.run_in_guest('echo 0 > /sys/kernel/debug/mmc0/mmc0:0001/test; '
+                          'echo "TESTS""DONE"', 'TESTSDONE')
+        results = 'dmesg | grep -A1 "mmc0: Test case" | grep -c "Result: '
+        self.check_guest_value('dmesg | grep -c "mmc0: Test case"', 'CASES',
+                               51)
+        self.check_guest_value(results + 'OK"', 'PASSED', 45)
+        self.check_guest_value(results + 'UNSUPPORTED (by card)"',
+                               'UNSUPPORTED', 6)
+        self.check_guest_value('dmesg | grep -c -E "Result: (ERROR|FAILED)|'
+                               'stage failed"', 'FAILURES', 0)
+        self.power_off()
+
+
 if __name__ == '__main__':
     LinuxKernelTest.main()

@@ -100,6 +100,59 @@ static void test_rst_cr7bar(void)
     qtest_quit(qts);
 }
 
+/* PFC (pfc-r8a77951.c register names) */
+#define PFC_BASE        0xe6060000
+#define PFC_PMMR        (PFC_BASE + 0x000)
+#define PFC_GPSR4       (PFC_BASE + 0x110)
+#define PFC_POCCTRL0    (PFC_BASE + 0x380)
+
+/* sh_pfc_write(): the inverse of the value to PMMR, then the value */
+static void pfc_write(QTestState *qts, uint64_t reg, uint32_t val)
+{
+    qtest_writel(qts, PFC_PMMR, ~val);
+    qtest_writel(qts, reg, val);
+}
+
+static void test_pfc_pmmr_lock(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+
+    /* Without the key a write does nothing */
+    qtest_writel(qts, PFC_GPSR4, 0x0003ffff);
+    g_assert_cmphex(qtest_readl(qts, PFC_GPSR4), ==, 0);
+    /* A key for another value does not open it either */
+    qtest_writel(qts, PFC_PMMR, ~0x1u);
+    qtest_writel(qts, PFC_GPSR4, 0x2);
+    g_assert_cmphex(qtest_readl(qts, PFC_GPSR4), ==, 0);
+    /* The key opens exactly one write */
+    pfc_write(qts, PFC_GPSR4, 0x0003ffff);
+    g_assert_cmphex(qtest_readl(qts, PFC_GPSR4), ==, 0x0003ffff);
+    qtest_writel(qts, PFC_GPSR4, 0);
+    g_assert_cmphex(qtest_readl(qts, PFC_GPSR4), ==, 0x0003ffff);
+    qtest_quit(qts);
+}
+
+/*
+ * sh_pfc_pinconf_set() for "power-source": a read-modify-write of the
+ * pin's POCCTRL0 bit, 1 for 3.3 V and 0 for 1.8 V.  The eMMC's pins
+ * (sdhi2_data8, sdhi2_ctrl, sdhi2_ds) are GP3_8-11 and GP4_0-6: bits 8-11
+ * and 12-18 (r8a77951_pin_to_pocctrl()).
+ */
+static void test_pfc_power_source(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+    const uint32_t sd2_pins = 0x0007ff00;
+    uint32_t val = qtest_readl(qts, PFC_POCCTRL0);
+
+    /* The SD/MMC pins come up at 3.3 V */
+    g_assert_cmphex(val & sd2_pins, ==, sd2_pins);
+    pfc_write(qts, PFC_POCCTRL0, val & ~sd2_pins);
+    g_assert_cmphex(qtest_readl(qts, PFC_POCCTRL0), ==, val & ~sd2_pins);
+    qtest_system_reset(qts);
+    g_assert_cmphex(qtest_readl(qts, PFC_POCCTRL0), ==, val);
+    qtest_quit(qts);
+}
+
 static uint16_t scif_readw(QTestState *qts, unsigned reg)
 {
     return qtest_readw(qts, SCIF2_BASE + reg);
@@ -363,6 +416,8 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-gen3/prr/read-only", test_prr_read_only);
     qtest_add_func("/rcar-gen3/rst/modemr", test_modemr);
     qtest_add_func("/rcar-gen3/rst/cr7bar", test_rst_cr7bar);
+    qtest_add_func("/rcar-gen3/pfc/pmmr-lock", test_pfc_pmmr_lock);
+    qtest_add_func("/rcar-gen3/pfc/power-source", test_pfc_power_source);
     qtest_add_func("/rcar-gen3/scif/transmit", test_scif_transmit);
     qtest_add_func("/rcar-gen3/scif/receive", test_scif_receive);
     qtest_add_func("/rcar-gen3/scif/receive-irq-enable",
