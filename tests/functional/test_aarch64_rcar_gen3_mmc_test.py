@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+#
+# Linux's own MMC test suite (drivers/mmc/core/mmc_test.c) on the eMMC of
+# the emulated Renesas Salvator-XS in HS400.  Apart from the other R-Car
+# boot tests because it runs for about 15 minutes: its performance cases
+# move data for 10 s at each transfer size.
+#
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+from qemu_test import LinuxKernelTest
+from test_aarch64_rcar_gen3 import RCarGen3Emmc
+
+
+class RCarGen3MmcTest(RCarGen3Emmc):
+
+    # Cases an eMMC 5.1 device in a DDR mode cannot do: partial blocks (7-10)
+    # and TRIM (29, 32), which the card does not offer
+    UNSUPPORTED_BY_CARD = [7, 8, 9, 10, 29, 32]
+    # Commands during a transfer need MMC_CAP_CMD_DURING_TFR, which the
+    # TMIO/SDHI driver does not set (46-51)
+    UNSUPPORTED_BY_HOST = [46, 47, 48, 49, 50, 51]
+    CASES = 51
+
+    def cases_with(self, result):
+        """The numbers of the cases whose result line matched, in order."""
+        return (f'dmesg | grep -A1 "mmc0: Test case" | grep -B1 "Result: '
+                f'{result}" | sed -n "s/.*Test case \\([0-9]*\\)\\..*/\\1/p" '
+                '| tr "\\n" " "')
+
+    def test_mmc_test_hs400(self):
+        self.boot_emmc()
+        self.check_mode('HS400', '10 (mmc HS400)', 200000000)
+        self.run_in_guest('echo mmc0:0001 > /sys/bus/mmc/drivers/mmcblk/unbind'
+                          '; echo mmc0:0001 > /sys/bus/mmc/drivers/mmc_test/'
+                          'bind; echo "BOU""ND"', 'BOUND')
+        # Case 0 is "all of them"; the write returns when they are done
+        self.run_in_guest('echo 0 > /sys/kernel/debug/mmc0/mmc0:0001/test; '
+                          'echo "TESTS""DONE"', 'TESTSDONE')
+        self.check_guest_value('dmesg | grep -c "mmc0: Test case"', 'CASES',
+                               self.CASES)
+        self.check_guest_value(self.cases_with(r'UNSUPPORTED (by card)'),
+                               'BYCARD', ' '.join(
+                                   map(str, self.UNSUPPORTED_BY_CARD)) + ' ')
+        self.check_guest_value(self.cases_with(r'UNSUPPORTED (by host)'),
+                               'BYHOST', ' '.join(
+                                   map(str, self.UNSUPPORTED_BY_HOST)) + ' ')
+        passed = self.CASES - len(self.UNSUPPORTED_BY_CARD) - \
+            len(self.UNSUPPORTED_BY_HOST)
+        self.check_guest_value('dmesg | grep -A1 "mmc0: Test case" | '
+                               'grep -c "Result: OK"', 'PASSED', passed)
+        self.check_guest_value('dmesg | grep -c -E "Result: (ERROR|FAILED)|'
+                               'stage failed"', 'FAILURES', 0)
+        # Still HS400 after it all
+        self.check_guest_value(*self.ios('timing spec', 'TIMING'),
+                               '10 (mmc HS400)')
+        self.power_off()
+
+
+if __name__ == '__main__':
+    LinuxKernelTest.main()
