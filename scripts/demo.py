@@ -27,6 +27,7 @@ for d in /sys/bus/platform/devices/ee1?0000.mmc; do
     g=$(readlink $d/iommu_group 2>/dev/null)
     echo "RCAR-MARK group ${d##*/}=${g:+iommu group ${g##*/}}"
 done
+echo "RCAR-MARK emmc_mode=$(sed -n 's/^timing spec:.*(\(.*\))$/\1/p' /sys/kernel/debug/mmc0/ios), $(sed -n 's/^clock:[[:space:]]*\([0-9]*\)000000 Hz$/\1 MHz/p' /sys/kernel/debug/mmc0/ios)"
 echo "RCAR-MARK max_segments=$(cat /sys/block/mmcblk0/queue/max_segments)"
 echo "RCAR-MARK max_sectors_kb=$(cat /sys/block/mmcblk0/queue/max_sectors_kb)"
 set -- $(cat /sys/block/mmcblk0/stat); ios=$1; sectors=$3
@@ -118,6 +119,8 @@ def report(on, off, read_mib):
     row('', 'iommu=on (default)', 'iommu=off')
     for dev in sorted(set(on['groups']) | set(off['groups'])):
         row(f'{dev}', on['groups'].get(dev, '-'), off['groups'].get(dev, '-'))
+    row('mmcblk0 (eMMC) bus mode', on.get('emmc_mode', '?'),
+        off.get('emmc_mode', '?'))
     row('mmcblk0 (eMMC) max_segments', on['max_segments'],
         off['max_segments'])
     row('mmcblk0 max_sectors_kb', on['max_sectors_kb'], off['max_sectors_kb'])

@@ -231,7 +231,7 @@ static void sdhi_xfer_kick(RenesasSDHIState *s)
  * sampled there ends with a CRC error, which is what Linux's tuning loop
  * looks for (sdhi.c:687-727).  In HS400 (SDIF_MODE.HS400) the data comes
  * with the data strobe, so only the command line is sampled by the tap
- * and data reads do not fail (sdhi.c:754-757).
+ * and data reads do not fail (sdhi.c:745-750).
  *
  * After each sampled read the SCC compares the taps either side of
  * TAPSET: a failing one below asks for a tap up, above for a tap down,
@@ -239,7 +239,7 @@ static void sdhi_xfer_kick(RenesasSDHIState *s)
  * lands in SMPCMP (command sampling) and RVSREQ, which the driver reads
  * after every request in these modes (sdhi.c:729-834).  With automatic
  * correction on (RVSCNTL.RVSEN) the SCC moves TAPSET one tap itself, and
- * only an error is left for the driver to act on (sdhi.c:788-800).
+ * only an error is left for the driver to act on (sdhi.c:788-799).
  *
  * "bad-taps" can be changed while the guest runs (qom-set), which moves
  * the data eye as a temperature drift would on the board.

@@ -291,6 +291,14 @@ class RCarGen3IPMMU(RCarGen3Base):
         """128 MiB O_DIRECT read in 1 MiB blocks, checked against the host
         file, kept in tmpfs and written back 128 MiB further on.  Returns
         the SDHI2 DMA transfers and the block-layer requests of the read."""
+        # Keep the host awake: every runtime resume resets it, and Linux
+        # then retunes the HS400 eMMC (tmio_mmc_core.c:226-227), whose 16
+        # tuning blocks are DMA transfers too.  The pipe below leaves the
+        # eMMC idle long enough for the 50 ms autosuspend.
+        self.check_guest_value('echo on > /sys/bus/platform/devices/'
+                               'ee140000.mmc/power/control; cat /sys/bus/'
+                               'platform/devices/ee140000.mmc/power/'
+                               'runtime_status', 'RPM', 'active')
         transfers = self.qom(2, 'dma-transfers')
         self.check_guest_value('cut -c1-8 /sys/block/mmcblk0/stat '
                                '> /tmp/ios; echo saved', 'IOS', 'saved')
