@@ -455,6 +455,11 @@ class RCarGen3Emmc(RCarGen3Base):
     def tapset(self):
         return self.read_phys(self.TAPSET) % self.SCC_TAPS
 
+    def io_and_power_off(self):
+        """Read and write on the eMMC, power off, check the write."""
+        self.check_read_and_write()
+        self.power_off()
+        self.check_written()
 
 
 class RCarGen3EmmcModes(RCarGen3Emmc):
@@ -469,25 +474,19 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         self.check_guest_value('dmesg | grep -c "sh-pfc e6060000.pinctrl: '
                                'r8a77951_pfc support registered"', 'PFC', 1)
         self.assertEqual(self.read_phys(self.POCCTRL0) & self.SD2_POC, 0)
-        self.check_read_and_write()
-        self.power_off()
-        self.check_written()
+        self.io_and_power_off()
 
     def test_hs200(self):
         self.boot_emmc(machine_opts='emmc-mode=hs200')
         self.check_mode('HS200', '9 (mmc HS200)', 200000000)
-        self.check_read_and_write()
-        self.power_off()
-        self.check_written()
+        self.io_and_power_off()
 
     def test_hs52(self):
         self.boot_emmc(machine_opts='emmc-mode=hs52')
         self.check_mode('high speed', '1 (mmc high-speed)', 52000000)
         # No tuning in this mode: the SCC never sampled a read
         self.assertEqual(self.qom(2, 'tap-crc-errors'), 0)
-        self.check_read_and_write()
-        self.power_off()
-        self.check_written()
+        self.io_and_power_off()
 
     def test_tuning_with_bad_taps(self):
         """Taps 2 and 3 sample outside the data eye: Linux's tuning sees
@@ -499,9 +498,7 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         # Each bad tap fails twice per tuning (execute_tuning tries all twice)
         self.assertGreaterEqual(self.qom(2, 'tap-crc-errors'), 2 * len(bad))
         self.assertNotIn(self.tapset(), bad)
-        self.check_read_and_write()
-        self.power_off()
-        self.check_written()
+        self.io_and_power_off()
 
     def retune_after_drift(self, machine_opts):
         """The eye moves under the tap that tuning chose: the reads that
