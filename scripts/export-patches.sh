@@ -21,7 +21,7 @@ git -C "$work" -c user.name=pristine -c user.email=pristine@localhost \
     commit -q -m "pristine $(basename "$PRISTINE")"
 base=$(git -C "$work" rev-parse HEAD)
 
-assigned=()
+declare -A assigned=()
 while IFS= read -r line; do
     case $line in ''|'#'*) continue ;; esac
     patch=${line%%:*}
@@ -34,14 +34,16 @@ while IFS= read -r line; do
         mkdir -p "$work/$(dirname "$f")"
         cp "$TOP/$f" "$work/$f"
         git -C "$work" add "$f"
-        assigned+=("$f")
+        assigned[$f]=1
     done
     git -C "$work" commit -q --amend --no-edit
 done < "$series"
 
-# Every new file of ours must be part of some patch.
+# Every new file of ours must be part of some patch.  (No pipe into
+# grep -q here: under pipefail, printf's SIGPIPE when grep stops early
+# made the check fail at random.)
 for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs); do
-    printf '%s\n' "${assigned[@]}" | grep -qx "$f" ||
+    [ -n "${assigned[$f]:-}" ] ||
         die "$f is not assigned to a patch in patches/qemu/series"
 done
 
