@@ -244,12 +244,7 @@ static char *sdhi_node_path(unsigned n)
                            rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + n]);
 }
 
-/*
- * The SDHI nodes of r8a77951.dtsi with the board's settings.  The node
- * name is ABI: the IPMMU allow list matches "ee100000.mmc" and friends.
- * Fixed clock and regulator stand in for the CPG and the board's GPIO
- * regulators; no cd-gpios, so card detect is native (SD_INFO1).
- */
+/* Phandles of what the SDHI nodes refer to */
 typedef struct RCarGen3SdhiFdtRefs {
     uint32_t clk;
     uint32_t vmmc;          /* 3.3 V card power */
@@ -285,6 +280,12 @@ static void fdt_add_emmc_props(RCarGen3MachineState *m, void *fdt,
     qemu_fdt_setprop(fdt, node, "full-pwr-cycle-in-suspend", NULL, 0);
 }
 
+/*
+ * The SDHI nodes of r8a77951.dtsi with the board's settings.  The node
+ * name is ABI: the IPMMU allow list matches "ee100000.mmc" and friends.
+ * Fixed clock and regulator stand in for the CPG and the board's GPIO
+ * regulators; no cd-gpios, so card detect is native (SD_INFO1).
+ */
 static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
                          const RCarGen3SdhiFdtRefs *refs)
 {
