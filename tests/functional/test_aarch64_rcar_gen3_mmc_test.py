@@ -53,8 +53,8 @@ class RCarGen3MmcTest(RCarGen3Emmc):
                                'BYCARD', self.numbers(self.UNSUPPORTED_BY_CARD))
         self.check_guest_value(self.cases_with(r'UNSUPPORTED \(by host\)'),
                                'BYHOST', self.numbers(self.UNSUPPORTED_BY_HOST))
-        passed = [n for n in range(1, self.CASES + 1)
-                  if n not in self.UNSUPPORTED_BY_CARD + self.UNSUPPORTED_BY_HOST]
+        unsupported = self.UNSUPPORTED_BY_CARD + self.UNSUPPORTED_BY_HOST
+        passed = [n for n in range(1, self.CASES + 1) if n not in unsupported]
         self.check_guest_value(self.cases_with('OK'), 'PASSED',
                                self.numbers(passed))
         self.check_guest_value('dmesg | grep -c -E "Result: (ERROR|FAILED)|'
