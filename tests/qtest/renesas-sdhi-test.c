@@ -347,6 +347,48 @@ static void test_emmc_cmd23_dma(void)
     qtest_quit(qts);
 }
 
+/*
+ * ERASE over a range that spans several of the card's 1 MiB write pieces
+ * and 2 MiB write protect groups: exactly the blocks from the start to
+ * the end address become 0xff (EXT_CSD ERASED_MEM_CONT), and the card
+ * answers at once, however large the range.
+ */
+static void test_emmc_erase(void)
+{
+    char img[] = "/tmp/qtest-sdhi-erase-XXXXXX";
+    const uint32_t first = 1000, last = 6000;
+    g_autofree uint8_t *data = g_malloc((last - first + 3) * BLKSZ);
+    QTestState *qts;
+
+    sdhi_make_image(img, 9);
+    qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G "
+                      "-drive if=sd,index=%d,file=%s,format=raw",
+                      EMMC_SLOT, img);
+    sdhi_emmc_init(qts);
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(first));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(last));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 38, 0);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)), ==,
+                     STATE_TRAN);
+    qtest_quit(qts);
+
+    sdhi_image_read(img, first - 1, data, (last - first + 3) * BLKSZ);
+    unlink(img);
+    for (uint32_t sector = first - 1; sector <= last + 1; sector++) {
+        const uint8_t *blk = data + (sector - first + 1) * BLKSZ;
+
+        for (unsigned i = 0; i < BLKSZ; i++) {
+            uint8_t want = sector < first || sector > last ?
+                           sdhi_pattern(sector, i, 9) : 0xff;
+
+            if (blk[i] != want) {
+                g_error("sector %u byte %u: 0x%02x, expected 0x%02x",
+                        sector, i, blk[i], want);
+            }
+        }
+    }
+}
+
 static void test_dma_fault(void)
 {
     QTestState *qts = sdhi_boot();
@@ -661,6 +703,7 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi/emmc-cmd23-shorter-than-seccnt",
                    test_emmc_cmd23_shorter_than_seccnt);
     qtest_add_func("/renesas-sdhi/dma-read-past-end", test_dma_read_past_end);
+    qtest_add_func("/renesas-sdhi/emmc-erase", test_emmc_erase);
     qtest_add_func("/renesas-sdhi/dma-fault", test_dma_fault);
     qtest_add_func("/renesas-sdhi/dma-wrong-channel", test_dma_wrong_channel);
     qtest_add_func("/renesas-sdhi/dma-address-alignment",
