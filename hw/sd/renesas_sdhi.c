@@ -142,7 +142,8 @@ REG32(SCC_TMPPORT6, 0x1068)
 REG32(SCC_TMPPORT7, 0x1070)
 #define SCC_BASE        A_SCC_DTCNTL
 /* SCC registers are 32-bit, 8 bytes apart */
-#define SCC_REG(s, name) ((s)->scc[(A_SCC_##name - SCC_BASE) / 8])
+#define SCC_INDEX(offset) (((offset) - SCC_BASE) / 8)
+#define SCC_REG(s, name) ((s)->scc[SCC_INDEX(A_SCC_##name)])
 /* The DLL register that holds the calibration code (sdhi.c:500-514) */
 #define SCC_DLL_CALIB_CODE 0x26
 
@@ -897,14 +898,9 @@ static void sdhi_buf_write(RenesasSDHIState *s, uint64_t val, unsigned size)
     }
 }
 
-static unsigned sdhi_scc_index(hwaddr offset)
-{
-    return (offset - SCC_BASE) / 8;
-}
-
 static uint32_t sdhi_scc_read(RenesasSDHIState *s, hwaddr offset)
 {
-    uint32_t val = s->scc[sdhi_scc_index(offset)];
+    uint32_t val = s->scc[SCC_INDEX(offset)];
 
     switch (offset) {
     case A_SCC_DTCNTL:
@@ -936,7 +932,7 @@ static void sdhi_scc_dll_access(RenesasSDHIState *s)
 
 static void sdhi_scc_write(RenesasSDHIState *s, hwaddr offset, uint32_t val)
 {
-    uint32_t *reg = &s->scc[sdhi_scc_index(offset)];
+    uint32_t *reg = &s->scc[SCC_INDEX(offset)];
 
     switch (offset) {
     case A_SCC_SMPCMP:
@@ -1257,6 +1253,18 @@ static void renesas_sdhi_reset_hold(Object *obj, ResetType type)
     sdhi_reset_module(RENESAS_SDHI(obj));
 }
 
+/* Every tap that "bad-taps" names must exist */
+static bool sdhi_check_bad_taps(RenesasSDHIState *s, uint32_t val,
+                                Error **errp)
+{
+    if (s->scc_taps < 32 && (val >> s->scc_taps)) {
+        error_setg(errp, "bad-taps 0x%x names taps beyond the %u that the "
+                   "SCC has", val, s->scc_taps);
+        return false;
+    }
+    return true;
+}
+
 static void renesas_sdhi_get_bad_taps(Object *obj, Visitor *v,
                                       const char *name, void *opaque,
                                       Error **errp)
@@ -1271,12 +1279,8 @@ static void renesas_sdhi_set_bad_taps(Object *obj, Visitor *v,
     RenesasSDHIState *s = RENESAS_SDHI(obj);
     uint32_t val;
 
-    if (!visit_type_uint32(v, name, &val, errp)) {
-        return;
-    }
-    if (s->scc_taps < 32 && (val >> s->scc_taps)) {
-        error_setg(errp, "bad-taps 0x%x names taps beyond the %u that the "
-                   "SCC has", val, s->scc_taps);
+    if (!visit_type_uint32(v, name, &val, errp) ||
+        !sdhi_check_bad_taps(s, val, errp)) {
         return;
     }
     s->bad_taps = val;
@@ -1340,10 +1344,8 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
                    "taps fit in 'bad-taps'", s->scc_taps);
         return;
     }
-    if (s->scc_taps < 32 && (s->bad_taps >> s->scc_taps)) {
-        /* "scc-taps" may have come after "bad-taps" */
-        error_setg(errp, TYPE_RENESAS_SDHI ": 'bad-taps' 0x%x names taps "
-                   "beyond the %u that the SCC has", s->bad_taps, s->scc_taps);
+    /* Again: "scc-taps" may have been set after "bad-taps" */
+    if (!sdhi_check_bad_taps(s, s->bad_taps, errp)) {
         return;
     }
     address_space_init(&s->dma_as, s->dma_mr, "renesas-sdhi-dma");
