@@ -16,6 +16,10 @@ if [ ! -f "$QEMU_BUILD/build.ninja" ]; then
         --enable-tcg --disable-werror >&2)
 fi
 
+# A changed meson.build (a patch that adds a test) regenerates build.ninja
+# first, so that the list below sees the new targets.
+ninja -C "$QEMU_BUILD" build.ninja >&2
+
 # Our qtests are built alongside QEMU so `make check` can run them directly,
 # and qos-test, which holds QEMU's own SD host tests (sdhci-test.c).
 targets=(qemu-system-aarch64)

@@ -15,10 +15,14 @@
 #include "qobject/qdict.h"
 #include "renesas-sdhi-util.h"
 
-/* Sector n of an image: recognisable bytes that differ per sector */
+/*
+ * Sector n of an image: recognisable bytes that differ per sector.  The
+ * sector's high bits count too, so that sectors a multiple of 256 apart
+ * (a boot partition, a write protect group) still differ.
+ */
 uint8_t sdhi_pattern(uint32_t sector, unsigned i, uint8_t seed)
 {
-    return (sector * 7 + i * 13 + seed) ^ (i >> 8);
+    return (sector * 7 + (sector >> 8) * 11 + i * 13 + seed) ^ (i >> 8);
 }
 
 void sdhi_make_image(char *path, uint8_t seed)
