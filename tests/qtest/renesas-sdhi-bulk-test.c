@@ -15,7 +15,6 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bitops.h"
-#include "qobject/qdict.h"
 #include "renesas-sdhi-util.h"
 
 #define RAM_BUF             0x50000000ULL
@@ -63,18 +62,6 @@ static const char *sdhi_path(int slot)
     return slot == EMMC_SLOT ? "/machine/soc/sdhi2" : "/machine/soc/sdhi0";
 }
 
-static bool qom_get_bool(QTestState *qts, const char *path, const char *prop)
-{
-    QDict *resp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
-                            "{ 'path': %s, 'property': %s } }", path, prop);
-    bool val;
-
-    g_assert(qdict_haskey(resp, "return"));
-    val = qdict_get_bool(resp, "return");
-    qobject_unref(resp);
-    return val;
-}
-
 /*
  * Boot with one card on @slot, its bulk path on or off.  The card is
  * found through its bus, so that the test sees the property took.
@@ -93,7 +80,7 @@ static void card_start(Card *c, int slot, bool bulk, const char *extra)
                          "-drive if=sd,index=%d,file=%s,format=raw",
                          bulk ? "on" : "off", bulk ? "on" : "off", extra,
                          slot, c->img);
-    g_assert_cmpint(qom_get_bool(c->qts, card, "x-bulk-data"), ==, bulk);
+    g_assert_cmpint(rcar_qom_get_bool(c->qts, card, "x-bulk-data"), ==, bulk);
     if (slot == EMMC_SLOT) {
         sdhi_emmc_init(c->qts);
         c->rca = EMMC_RCA;
@@ -233,10 +220,14 @@ static void assert_read(const Outcome *o, uint32_t first, uint32_t n)
 
 typedef void (*Scenario)(Card *c, Outcome *o);
 
-/* Run @run on the bulk path and on the byte path; both outcomes back */
-static void run_both(int slot, const char *extra, Scenario run,
-                     Outcome *bulk, Outcome *bytes)
+/*
+ * Run @run on the bulk path and on the byte path, check that they agree,
+ * and return the outcome for the checks against the protocol.
+ */
+static Outcome *run_both(int slot, const char *extra, Scenario run)
 {
+    Outcome *bulk = g_new0(Outcome, 1);
+    g_autofree Outcome *bytes = g_new0(Outcome, 1);
     Card c;
 
     card_start(&c, slot, true, extra);
@@ -246,6 +237,7 @@ static void run_both(int slot, const char *extra, Scenario run,
     run(&c, bytes);
     card_finish(&c, bytes);
     assert_same_outcome(bulk, bytes);
+    return bulk;
 }
 
 /*
@@ -256,43 +248,47 @@ static void run_both(int slot, const char *extra, Scenario run,
  */
 static const uint32_t wp_first = WP_GROUP_BLOCKS - 8;
 
-static void write_into_protected_group(Card *c, Outcome *o)
+static void protect_group_after(Card *c)
 {
     sdhi_cmd_ok(c->qts, c->slot, CMD_R1B | 28,
                 sdhi_card_addr(WP_GROUP_BLOCKS));
     fill_write_data(c, 16);
-    dma_transfer(c, false, wp_first, 16, 0, o);
 }
 
-static void test_write_protect_dma(void)
+static void dma_write_into_protected_group(Card *c, Outcome *o)
 {
-    g_autofree Outcome *bulk = g_new0(Outcome, 1);
-    g_autofree Outcome *bytes = g_new0(Outcome, 1);
-
-    run_both(SD_SLOT, "", write_into_protected_group, bulk, bytes);
-    assert_written(bulk, wp_first, 8);
-    assert_untouched(bulk, WP_GROUP_BLOCKS, 8);
-    g_assert_cmphex(bulk->last_rsp & R1_WP_VIOLATION, !=, 0);
-    g_assert_cmpuint(R1_STATE(bulk->status), ==, STATE_TRAN);
+    protect_group_after(c);
+    dma_transfer(c, false, wp_first, 16, 0, o);
 }
 
 static void pio_write_into_protected_group(Card *c, Outcome *o)
 {
-    sdhi_cmd_ok(c->qts, c->slot, CMD_R1B | 28,
-                sdhi_card_addr(WP_GROUP_BLOCKS));
-    fill_write_data(c, 16);
+    protect_group_after(c);
     pio_write(c, wp_first, 16, o);
+}
+
+static void assert_stopped_at_protected_group(const Outcome *o)
+{
+    assert_written(o, wp_first, 8);
+    assert_untouched(o, WP_GROUP_BLOCKS, 8);
+    g_assert_cmphex(o->last_rsp & R1_WP_VIOLATION, !=, 0);
+    g_assert_cmpuint(R1_STATE(o->status), ==, STATE_TRAN);
+}
+
+static void test_write_protect_dma(void)
+{
+    g_autofree Outcome *o = run_both(SD_SLOT, "",
+                                     dma_write_into_protected_group);
+
+    assert_stopped_at_protected_group(o);
 }
 
 static void test_write_protect_pio(void)
 {
-    g_autofree Outcome *bulk = g_new0(Outcome, 1);
-    g_autofree Outcome *bytes = g_new0(Outcome, 1);
+    g_autofree Outcome *o = run_both(SD_SLOT, "",
+                                     pio_write_into_protected_group);
 
-    run_both(SD_SLOT, "", pio_write_into_protected_group, bulk, bytes);
-    assert_written(bulk, wp_first, 8);
-    assert_untouched(bulk, WP_GROUP_BLOCKS, 8);
-    g_assert_cmphex(bulk->last_rsp & R1_WP_VIOLATION, !=, 0);
+    assert_stopped_at_protected_group(o);
 }
 
 /*
@@ -315,23 +311,19 @@ static void write_past_end(Card *c, Outcome *o)
 
 static void test_read_past_end(void)
 {
-    g_autofree Outcome *bulk = g_new0(Outcome, 1);
-    g_autofree Outcome *bytes = g_new0(Outcome, 1);
+    g_autofree Outcome *o = run_both(SD_SLOT, "", read_past_end);
 
-    run_both(SD_SLOT, "", read_past_end, bulk, bytes);
-    assert_read(bulk, end_first, 8);
-    g_assert_cmphex(bulk->last_rsp & (R1_OUT_OF_RANGE | R1_ADDRESS_ERROR),
+    assert_read(o, end_first, 8);
+    g_assert_cmphex(o->last_rsp & (R1_OUT_OF_RANGE | R1_ADDRESS_ERROR),
                     !=, 0);
 }
 
 static void test_write_past_end(void)
 {
-    g_autofree Outcome *bulk = g_new0(Outcome, 1);
-    g_autofree Outcome *bytes = g_new0(Outcome, 1);
+    g_autofree Outcome *o = run_both(SD_SLOT, "", write_past_end);
 
-    run_both(SD_SLOT, "", write_past_end, bulk, bytes);
-    assert_written(bulk, end_first, 8);
-    g_assert_cmphex(bulk->last_rsp & (R1_OUT_OF_RANGE | R1_ADDRESS_ERROR),
+    assert_written(o, end_first, 8);
+    g_assert_cmphex(o->last_rsp & (R1_OUT_OF_RANGE | R1_ADDRESS_ERROR),
                     !=, 0);
 }
 
@@ -349,15 +341,13 @@ static void write_cmd23_short(Card *c, Outcome *o)
 
 static void test_emmc_cmd23_write(void)
 {
-    g_autofree Outcome *bulk = g_new0(Outcome, 1);
-    g_autofree Outcome *bytes = g_new0(Outcome, 1);
+    g_autofree Outcome *o = run_both(EMMC_SLOT, "", write_cmd23_short);
 
-    run_both(EMMC_SLOT, "", write_cmd23_short, bulk, bytes);
-    assert_written(bulk, 100, 4);
-    assert_untouched(bulk, 104, 12);
-    g_assert_cmphex(bulk->info & (INFO2_DTO << 16), !=, 0);
-    g_assert_cmpuint(bulk->dma_bytes, ==, 4 * BLKSZ);
-    g_assert_cmpuint(R1_STATE(bulk->status), ==, STATE_TRAN);
+    assert_written(o, 100, 4);
+    assert_untouched(o, 104, 12);
+    g_assert_cmphex(o->info & (INFO2_DTO << 16), !=, 0);
+    g_assert_cmpuint(o->dma_bytes, ==, 4 * BLKSZ);
+    g_assert_cmpuint(R1_STATE(o->status), ==, STATE_TRAN);
 }
 
 /*
@@ -387,21 +377,19 @@ static void boot_partition_io(Card *c, Outcome *o)
 
 static void test_emmc_boot_partition(void)
 {
-    g_autofree Outcome *bulk = g_new0(Outcome, 1);
-    g_autofree Outcome *bytes = g_new0(Outcome, 1);
     g_autofree char *extra = g_strdup_printf(
         "-global emmc.boot-partition-size=%u", (unsigned)BOOT_PART_SIZE);
+    g_autofree Outcome *o = run_both(EMMC_SLOT, extra, boot_partition_io);
 
-    run_both(EMMC_SLOT, extra, boot_partition_io, bulk, bytes);
-    assert_written(bulk, 16, 8);
-    assert_untouched(bulk, user_first, 8);
+    assert_written(o, 16, 8);
+    assert_untouched(o, user_first, 8);
     /*
      * The 16-block read of boot blocks 8-23 was overwritten at 0-7 by the
      * read of the user area; boot blocks 16-23 are in buffer blocks 8-15.
      */
-    g_assert_cmpmem(bulk->mem, 8 * BLKSZ, bulk->img + user_first * BLKSZ,
+    g_assert_cmpmem(o->mem, 8 * BLKSZ, o->img + user_first * BLKSZ,
                     8 * BLKSZ);
-    g_assert_cmpmem(bulk->mem + 8 * BLKSZ, 8 * BLKSZ, bulk->img + 16 * BLKSZ,
+    g_assert_cmpmem(o->mem + 8 * BLKSZ, 8 * BLKSZ, o->img + 16 * BLKSZ,
                     8 * BLKSZ);
 }
 

@@ -68,15 +68,32 @@ void sdhi_wr32(QTestState *qts, int slot, unsigned reg, uint32_t val)
     qtest_writel(qts, SDHI_BASE(slot) + reg, val);
 }
 
-uint64_t rcar_qom_get_uint(QTestState *qts, const char *path,
+/* The reply to a qom-get that must succeed */
+static QDict *rcar_qom_get(QTestState *qts, const char *path,
                            const char *prop)
 {
     QDict *resp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
                             "{ 'path': %s, 'property': %s } }", path, prop);
-    uint64_t val;
 
     g_assert(qdict_haskey(resp, "return"));
-    val = qdict_get_int(resp, "return");
+    return resp;
+}
+
+uint64_t rcar_qom_get_uint(QTestState *qts, const char *path,
+                           const char *prop)
+{
+    QDict *resp = rcar_qom_get(qts, path, prop);
+    uint64_t val = qdict_get_int(resp, "return");
+
+    qobject_unref(resp);
+    return val;
+}
+
+bool rcar_qom_get_bool(QTestState *qts, const char *path, const char *prop)
+{
+    QDict *resp = rcar_qom_get(qts, path, prop);
+    bool val = qdict_get_bool(resp, "return");
+
     qobject_unref(resp);
     return val;
 }

@@ -110,6 +110,8 @@ void sdhi_wr32(QTestState *qts, int slot, unsigned reg, uint32_t val);
 uint64_t rcar_qom_get_uint(QTestState *qts, const char *path,
                            const char *prop);
 
+bool rcar_qom_get_bool(QTestState *qts, const char *path, const char *prop);
+
 /* Run the model's timers until (INFO1 | INFO2 << 16) has one of @bits */
 uint32_t sdhi_wait_status(QTestState *qts, int slot, uint32_t bits);
 
