@@ -321,52 +321,42 @@ static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
 }
 
 /*
- * The IPMMU nodes of r8a77951.dtsi without "power-domains" (no SYSC
- * provider here; the driver does not use it).  The cache instance names
- * its main one in "renesas,ipmmu-main" (ipmmu-vmsa.c:1053-1057).
- * Returns the phandle of IPMMU-DS1.
+ * An IPMMU node of r8a77951.dtsi without "power-domains" (no SYSC
+ * provider here; the driver does not use it).  The main instance has the
+ * interrupts; a cache instance names its main one in "renesas,ipmmu-main"
+ * (ipmmu-vmsa.c:1053-1057), with its bit in IMSSTR of the main one.
  */
-static uint32_t fdt_add_ipmmus(RCarGen3MachineState *m, void *fdt)
+static void fdt_add_ipmmu(RCarGen3MachineState *m, void *fdt, unsigned dev,
+                          uint32_t phandle, uint32_t main_phandle)
 {
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
     g_autofree char *compat = g_strdup_printf("renesas,ipmmu-%s", sc->dt_name);
-    g_autofree char *mm = g_strdup_printf("/soc/iommu@%" HWADDR_PRIx,
-                                rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_MM]);
-    g_autofree char *ds1 = g_strdup_printf("/soc/iommu@%" HWADDR_PRIx,
-                                rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_DS1]);
-    uint32_t mm_phandle = qemu_fdt_alloc_phandle(fdt);
-    uint32_t ds1_phandle = qemu_fdt_alloc_phandle(fdt);
+    g_autofree char *node = g_strdup_printf("/soc/iommu@%" HWADDR_PRIx,
+                                            rcar_gen3_memmap[dev]);
 
-    qemu_fdt_add_subnode(fdt, mm);
-    qemu_fdt_setprop_string(fdt, mm, "compatible", compat);
-    qemu_fdt_setprop_sized_cells(fdt, mm, "reg",
-                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_MM],
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop_string(fdt, node, "compatible", compat);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, rcar_gen3_memmap[dev],
                                  2, RCAR_IPMMU_MMIO_SIZE);
-    qemu_fdt_setprop_cells(fdt, mm, "interrupts",
-                           GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM, IRQ_TYPE_LEVEL_HIGH,
-                           GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM_SECURE,
-                           IRQ_TYPE_LEVEL_HIGH);
-    qemu_fdt_setprop_cell(fdt, mm, "#iommu-cells", 1);
-    qemu_fdt_setprop_cell(fdt, mm, "phandle", mm_phandle);
-
-    qemu_fdt_add_subnode(fdt, ds1);
-    qemu_fdt_setprop_string(fdt, ds1, "compatible", compat);
-    qemu_fdt_setprop_sized_cells(fdt, ds1, "reg",
-                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_DS1],
-                                 2, RCAR_IPMMU_MMIO_SIZE);
-    /* The second cell is ds1's bit in IMSSTR of IPMMU-MM */
-    qemu_fdt_setprop_cells(fdt, ds1, "renesas,ipmmu-main", mm_phandle, 1);
-    qemu_fdt_setprop_cell(fdt, ds1, "#iommu-cells", 1);
-    qemu_fdt_setprop_cell(fdt, ds1, "phandle", ds1_phandle);
-    return ds1_phandle;
+    if (main_phandle) {
+        qemu_fdt_setprop_cells(fdt, node, "renesas,ipmmu-main",
+                               main_phandle, 1);
+    } else {
+        qemu_fdt_setprop_cells(fdt, node, "interrupts",
+                               GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM,
+                               IRQ_TYPE_LEVEL_HIGH,
+                               GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM_SECURE,
+                               IRQ_TYPE_LEVEL_HIGH);
+    }
+    qemu_fdt_setprop_cell(fdt, node, "#iommu-cells", 1);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
 }
 
 /*
  * The PFC node of r8a77951.dtsi with one pin group: the eMMC pins of
  * salvator-common.dtsi (data8, ctrl and the HS400 data strobe) at 1.8 V.
- * Returns its phandle.
  */
-static uint32_t fdt_add_pfc(RCarGen3MachineState *m, void *fdt)
+static void fdt_add_pfc(RCarGen3MachineState *m, void *fdt, uint32_t phandle)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
@@ -378,7 +368,6 @@ static uint32_t fdt_add_pfc(RCarGen3MachineState *m, void *fdt)
     g_autofree char *ctrl = g_strdup_printf("sdhi%u_ctrl", mc->emmc_sdhi);
     g_autofree char *ds = g_strdup_printf("sdhi%u_ds", mc->emmc_sdhi);
     g_autofree char *func = g_strdup_printf("sdhi%u", mc->emmc_sdhi);
-    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
 
     qemu_fdt_add_subnode(fdt, pfc);
     qemu_fdt_setprop_string(fdt, pfc, "compatible", compat);
@@ -390,9 +379,20 @@ static uint32_t fdt_add_pfc(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_string(fdt, grp, "function", func);
     qemu_fdt_setprop_cell(fdt, grp, "power-source", 1800);
     qemu_fdt_setprop_cell(fdt, grp, "phandle", phandle);
-    return phandle;
 }
 
+/*
+ * The SoC's nodes in unit-address order, as in r8a77951.dtsi: Linux
+ * creates and probes the devices in this order, so the IPMMUs (main
+ * instance first) are bound before the SDHIs that use them, as on the
+ * board.  In the other order the SDHIs and IPMMU-DS1 are deferred and
+ * retried at once, and ipmmu-vmsa.c registers DS1 (line 1097) before it
+ * sets the drvdata (line 1108) that an SDHI's of_xlate takes (line 720):
+ * an SDHI retried in that window probes without its IOMMU.
+ * qemu_fdt_add_subnode() puts a node before its siblings, so the nodes are
+ * made from the highest address down; the phandles they refer to are
+ * allocated first.
+ */
 static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
@@ -400,12 +400,18 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
     g_autofree char *scif_compat = NULL;
     const char *scif = "/soc/serial@e6e88000";
     RCarGen3SdhiFdtRefs refs = { 0 };
-    uint32_t scif_fck, gic;
+    uint32_t scif_fck, gic, ipmmu_mm = 0;
 
     scif_fck = fdt_add_fixed_clock(fdt, "clock-scif", mc->scif_fck_hz);
     refs.clk = fdt_add_fixed_clock(fdt, "clock-sdhi", 200000000);
     refs.vmmc = fdt_add_fixed_regulator(fdt, "3p3v", 3300000);
     refs.vqmmc_1v8 = fdt_add_fixed_regulator(fdt, "1p8v", 1800000);
+    refs.emmc_pins = qemu_fdt_alloc_phandle(fdt);
+    /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
+    if (m->iommu) {
+        ipmmu_mm = qemu_fdt_alloc_phandle(fdt);
+        refs.ipmmu = qemu_fdt_alloc_phandle(fdt);
+    }
 
     qemu_fdt_add_subnode(fdt, "/soc");
     qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
@@ -413,15 +419,22 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_cell(fdt, "/soc", "#size-cells", 2);
     qemu_fdt_setprop(fdt, "/soc", "ranges", NULL, 0);
 
-    gic = fdt_add_gic(m, fdt);
-    qemu_fdt_setprop_cell(fdt, "/", "interrupt-parent", gic);
-
     /* Found by renesas-soc.c through this node (or at 0xfff00044 anyway) */
     qemu_fdt_add_subnode(fdt, "/soc/chipid@fff00044");
     qemu_fdt_setprop_string(fdt, "/soc/chipid@fff00044", "compatible",
                             "renesas,prr");
     qemu_fdt_setprop_sized_cells(fdt, "/soc/chipid@fff00044", "reg",
                                  2, rcar_gen3_memmap[RCAR_GEN3_DEV_PRR], 2, 4);
+
+    gic = fdt_add_gic(m, fdt);
+    qemu_fdt_setprop_cell(fdt, "/", "interrupt-parent", gic);
+
+    for (int n = RCAR_GEN3_NUM_SDHI - 1; n >= 0; n--) {
+        fdt_add_sdhi(m, fdt, n, &refs);
+    }
+    if (m->iommu) {
+        fdt_add_ipmmu(m, fdt, RCAR_GEN3_DEV_IPMMU_DS1, refs.ipmmu, ipmmu_mm);
+    }
 
     scif_compat = g_strdup_printf("renesas,scif-%s", sc->dt_name);
     qemu_fdt_add_subnode(fdt, scif);
@@ -435,14 +448,10 @@ static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_cell(fdt, scif, "clocks", scif_fck);
     qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
 
-    refs.emmc_pins = fdt_add_pfc(m, fdt);
-    /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
     if (m->iommu) {
-        refs.ipmmu = fdt_add_ipmmus(m, fdt);
+        fdt_add_ipmmu(m, fdt, RCAR_GEN3_DEV_IPMMU_MM, ipmmu_mm, 0);
     }
-    for (int n = RCAR_GEN3_NUM_SDHI - 1; n >= 0; n--) {
-        fdt_add_sdhi(m, fdt, n, &refs);
-    }
+    fdt_add_pfc(m, fdt, refs.emmc_pins);
 }
 
 /* mmc0 is the eMMC, then the SD slots in channel order (salvator-common) */
