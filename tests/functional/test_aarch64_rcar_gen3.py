@@ -372,6 +372,28 @@ class RCarGen3IPMMU(RCarGen3Base):
         self.power_off()
         self.check_written()
 
+    # The devices of the DMA path: IPMMU-MM, IPMMU-DS1, SDHI0/2/3
+    PROBED = r'(e67b0000\.iommu|e7740000\.iommu|ee1[046]0000\.mmc)'
+
+    def test_probe_order(self):
+        """With initcall_debug Linux logs every probe and its result.  As on
+        the board (the DT lists the nodes in unit-address order), IPMMU-MM,
+        IPMMU-DS1 and the SDHIs each probe once and none is deferred
+        (-517): deferred, DS1 and the SDHIs were retried together, and an
+        SDHI that ran between DS1's iommu_device_register() and its
+        platform_set_drvdata() (ipmmu-vmsa.c:1097-1108) probed without its
+        IOMMU."""
+        self.KERNEL_COMMAND_LINE += ' initcall_debug'
+        self.boot(2)
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.check_guest_value(f'dmesg | grep -c -E "probe of {self.PROBED} '
+                               'returned -?517 "', 'DEFERRED', 0)
+        self.check_guest_value(f'dmesg | grep -c -E "probe of {self.PROBED} '
+                               'returned 0 "', 'BOUND', 5)
+        self.check_guest_value('ls /sys/kernel/iommu_groups/*/devices/ | '
+                               'grep -c "^ee1[046]0000.mmc$"', 'INGROUP', 3)
+        self.power_off()
+
     def test_without_iommu(self):
         self.make_emmc()
         self.boot(2, machine_opts='iommu=off',
