@@ -334,8 +334,7 @@ BONNIE_PHASES = ('block output', 'rewrite', 'block input')
 
 def hardware_ratio(phase):
     """IPMMU on / off of the quoted H3 board rows, if both are quoted"""
-    val = {label: v for label, col, v in HARDWARE
-           if col == phase and label.startswith('H3 ')}
+    val = {label: v for label, col, v in HARDWARE if col == phase}
     return ratio(val.get('H3 board, IPMMU'), val.get('H3 board, no IPMMU'))
 
 

@@ -114,17 +114,14 @@ static void dma_transfer(Card *c, bool read, uint32_t sector,
 {
     QTestState *qts = c->qts;
 
-    sdhi_setup_data(qts, c->slot, blocks);
-    sdhi_dma_setup(qts, c->slot, read, RAM_BUF);
-    sdhi_cmd_ok(qts, c->slot, sdhi_rw_cmd(read, blocks) | extra_cmd_bits,
-                sdhi_card_addr(sector));
+    sdhi_dma_command(qts, c->slot, read, sector, blocks, RAM_BUF,
+                     extra_cmd_bits);
     sdhi_wr32(qts, c->slot, DM_CM_DTRAN_CTRL, 1);
     o->info = sdhi_wait_status(qts, c->slot, INFO1_ACCESSEND);
     g_assert_true(o->info & INFO1_ACCESSEND);
     o->dm_info1 = sdhi_rd32(qts, c->slot, DM_CM_INFO1);
     o->dm_info2 = sdhi_rd32(qts, c->slot, DM_CM_INFO2);
-    o->last_rsp = sdhi_rd16(qts, c->slot, SD_RSP10) |
-                  sdhi_rd16(qts, c->slot, SD_RSP(1)) << 16;
+    o->last_rsp = sdhi_response(qts, c->slot);
     sdhi_ack(qts, c->slot, 0xffffffff);
     sdhi_wr32(qts, c->slot, DM_CM_INFO1, 0);
     sdhi_wr32(qts, c->slot, DM_CM_INFO2, 0);
@@ -151,15 +148,11 @@ static void pio_write(Card *c, uint32_t sector, uint32_t blocks, Outcome *o)
             break;
         }
         sdhi_ack(qts, c->slot, INFO2_BWE << 16);
-        for (int i = 0; i < BLKSZ; i += 2) {
-            sdhi_wr16(qts, c->slot, SD_BUF0,
-                      data[b * BLKSZ + i] | data[b * BLKSZ + i + 1] << 8);
-        }
+        sdhi_pio_write_block(qts, c->slot, data + b * BLKSZ);
     }
     o->info = sdhi_wait_status(qts, c->slot, INFO1_ACCESSEND);
     g_assert_true(o->info & INFO1_ACCESSEND);
-    o->last_rsp = sdhi_rd16(qts, c->slot, SD_RSP10) |
-                  sdhi_rd16(qts, c->slot, SD_RSP(1)) << 16;
+    o->last_rsp = sdhi_response(qts, c->slot);
     sdhi_ack(qts, c->slot, 0xffffffff);
     sdhi_wr16(qts, c->slot, SD_STOP, 0);
 }

@@ -283,10 +283,7 @@ static void test_emmc_cmd23_shorter_than_seccnt(void)
     qtest_memset(qts, RAM_BUF, 0xff, 16 * BLKSZ);
     memset(ff, 0xff, BLKSZ);
     sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 23, 4);
-    sdhi_setup_data(qts, EMMC_SLOT, 16);
-    sdhi_dma_setup(qts, EMMC_SLOT, true, RAM_BUF);
-    sdhi_cmd_ok(qts, EMMC_SLOT, sdhi_rw_cmd(true, 16) | CMD_NO_CMD12,
-                sdhi_card_addr(500));
+    sdhi_dma_command(qts, EMMC_SLOT, true, 500, 16, RAM_BUF, CMD_NO_CMD12);
     sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
     g_assert_true(sdhi_wait_status(qts, EMMC_SLOT, INFO1_ACCESSEND) &
                   INFO1_ACCESSEND);
@@ -317,8 +314,7 @@ static void test_dma_read_past_end(void)
     qtest_memread(qts, RAM_BUF, data, 8 * BLKSZ);
     sdhi_check_against_image(sd_img, first, data, 8);
     /* The response of the auto CMD12 that ended the transfer */
-    status = sdhi_rd16(qts, SD_SLOT, SD_RSP10) |
-             sdhi_rd16(qts, SD_SLOT, SD_RSP(1)) << 16;
+    status = sdhi_response(qts, SD_SLOT);
     g_assert_cmphex(status & (BIT(31) | BIT(30)), !=, 0);
     g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, SD_SLOT, rca)), ==,
                      STATE_TRAN);

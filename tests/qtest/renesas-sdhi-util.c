@@ -121,6 +121,13 @@ void sdhi_ack(QTestState *qts, int slot, uint32_t bits)
     sdhi_wr16(qts, slot, SD_INFO2, ~(bits >> 16));
 }
 
+/* The 32-bit response of the last command (R1, R3, R6; auto CMD12 too) */
+uint32_t sdhi_response(QTestState *qts, int slot)
+{
+    return sdhi_rd16(qts, slot, SD_RSP10) |
+           (uint32_t)sdhi_rd16(qts, slot, SD_RSP(1)) << 16;
+}
+
 /*
  * Issue a command; returns true on a response (RSPEND) with the R1/R3/R6
  * payload in *resp, false on a response timeout.
@@ -138,8 +145,7 @@ bool sdhi_cmd(QTestState *qts, int slot, uint16_t sd_cmd, uint32_t arg,
     status = sdhi_wait_status(qts, slot, INFO1_RSPEND | INFO2_RSPTO << 16);
     sdhi_ack(qts, slot, INFO1_RSPEND | INFO2_RSPTO << 16);
     if (resp) {
-        *resp = sdhi_rd16(qts, slot, SD_RSP10) |
-                sdhi_rd16(qts, slot, SD_RSP(1)) << 16;
+        *resp = sdhi_response(qts, slot);
     }
     return status & INFO1_RSPEND;
 }
@@ -248,6 +254,14 @@ void sdhi_pio_read(QTestState *qts, int slot, uint32_t sector,
     sdhi_wr16(qts, slot, SD_STOP, 0);
 }
 
+/* One block into SD_BUF0 as tmio_mmc_pio_irq() does: 16-bit writes */
+void sdhi_pio_write_block(QTestState *qts, int slot, const uint8_t *blk)
+{
+    for (int i = 0; i < BLKSZ; i += 2) {
+        sdhi_wr16(qts, slot, SD_BUF0, blk[i] | blk[i + 1] << 8);
+    }
+}
+
 void sdhi_pio_write(QTestState *qts, int slot, uint32_t sector,
                     uint32_t blocks, const uint8_t *in)
 {
@@ -258,10 +272,7 @@ void sdhi_pio_write(QTestState *qts, int slot, uint32_t sector,
 
         g_assert_true(status & (INFO2_BWE << 16));
         sdhi_ack(qts, slot, INFO2_BWE << 16);
-        for (int i = 0; i < BLKSZ; i += 2) {
-            sdhi_wr16(qts, slot, SD_BUF0,
-                      in[b * BLKSZ + i] | in[b * BLKSZ + i + 1] << 8);
-        }
+        sdhi_pio_write_block(qts, slot, in + b * BLKSZ);
     }
     g_assert_true(sdhi_wait_status(qts, slot, INFO1_ACCESSEND) &
                   INFO1_ACCESSEND);
@@ -279,6 +290,16 @@ void sdhi_dma_setup(QTestState *qts, int slot, bool read, uint64_t addr)
     sdhi_wr32(qts, slot, DM_DTRAN_ADDR, addr);
 }
 
+/* The command of a DMA transfer and its RSPEND; DM_START is the caller's */
+void sdhi_dma_command(QTestState *qts, int slot, bool read, uint32_t sector,
+                      uint32_t blocks, uint64_t addr, uint16_t extra_cmd_bits)
+{
+    sdhi_setup_data(qts, slot, blocks);
+    sdhi_dma_setup(qts, slot, read, addr);
+    sdhi_cmd_ok(qts, slot, sdhi_rw_cmd(read, blocks) | extra_cmd_bits,
+                sdhi_card_addr(sector));
+}
+
 /*
  * A whole DMA transfer: command, RSPEND, DM_START, then ACCESSEND and
  * DTRANEND.  Returns DM_CM_INFO1 as it was at the end.
@@ -289,10 +310,7 @@ uint32_t sdhi_dma_transfer(QTestState *qts, int slot, bool read,
 {
     uint32_t info1;
 
-    sdhi_setup_data(qts, slot, blocks);
-    sdhi_dma_setup(qts, slot, read, addr);
-    sdhi_cmd_ok(qts, slot, sdhi_rw_cmd(read, blocks) | extra_cmd_bits,
-                sdhi_card_addr(sector));
+    sdhi_dma_command(qts, slot, read, sector, blocks, addr, extra_cmd_bits);
     /* No data before DM_START: the driver handles RSPEND first (T5) */
     g_assert_false(sdhi_rd16(qts, slot, SD_INFO1) & INFO1_ACCESSEND);
     g_assert_false(sdhi_rd16(qts, slot, SD_INFO2) & (INFO2_BRE | INFO2_BWE));

@@ -118,6 +118,9 @@ uint32_t sdhi_wait_status(QTestState *qts, int slot, uint32_t bits);
 /* Acknowledge event bits the way the driver does: write 0 to them */
 void sdhi_ack(QTestState *qts, int slot, uint32_t bits);
 
+/* The 32-bit response of the last command (R1, R3, R6; auto CMD12 too) */
+uint32_t sdhi_response(QTestState *qts, int slot);
+
 /*
  * Issue a command; returns true on a response (RSPEND) with the R1/R3/R6
  * payload in *resp, false on a response timeout.
@@ -147,11 +150,18 @@ void sdhi_setup_data(QTestState *qts, int slot, uint32_t blocks);
 void sdhi_pio_read(QTestState *qts, int slot, uint32_t sector,
                    uint32_t blocks, uint8_t *out);
 
+/* One block into SD_BUF0 as tmio_mmc_pio_irq() does: 16-bit writes */
+void sdhi_pio_write_block(QTestState *qts, int slot, const uint8_t *blk);
+
 void sdhi_pio_write(QTestState *qts, int slot, uint32_t sector,
                     uint32_t blocks, const uint8_t *in);
 
 /* The DMA set-up of renesas_sdhi_internal_dmac_start_dma() */
 void sdhi_dma_setup(QTestState *qts, int slot, bool read, uint64_t addr);
+
+/* The command of a DMA transfer and its RSPEND; DM_START is the caller's */
+void sdhi_dma_command(QTestState *qts, int slot, bool read, uint32_t sector,
+                      uint32_t blocks, uint64_t addr, uint16_t extra_cmd_bits);
 
 /*
  * A whole DMA transfer: command, RSPEND, DM_START, then ACCESSEND and
