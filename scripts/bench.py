@@ -38,7 +38,7 @@ MiB = 1024 * 1024
 GiB = 1024 * MiB
 DISK_SIZE = 4 * GiB
 SDHI = '/machine/soc/sdhi2'
-SDHI_COUNTERS = ('dma-transfers', 'dma-bytes', 'dma-phys-runs')
+SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs')
 # results.json: the host and duration of the run, next to the rows
 RUN_KEY = '_run'
 
@@ -218,9 +218,9 @@ def figures(row, name):
     }
     if row.sdhi and mib:
         d = res['delta']
-        out['DMA transfers/MiB'] = d['dma-transfers'] / mib
-        out['runs/transfer'] = (d['dma-phys-runs'] / d['dma-transfers']
-                                if d['dma-transfers'] else 0)
+        out['DMA transfers/MiB'] = d['x-dma-transfers'] / mib
+        out['runs/transfer'] = (d['x-dma-phys-runs'] / d['x-dma-transfers']
+                                if d['x-dma-transfers'] else 0)
     tail = res.get('out', '').replace('_', ' ')
     if name.startswith(('seq-', 'rand-')):
         # fio terse v3: 7/8 read KiB/s, IOPS; 48/49 write KiB/s, IOPS

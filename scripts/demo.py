@@ -48,9 +48,9 @@ echo "RCAR-MARK seconds=$start $end"
 
 SDHI = '/machine/soc/sdhi2'
 IPMMU = '/machine/soc/ipmmu-ds1'
-SDHI_COUNTERS = ('dma-transfers', 'dma-bytes', 'dma-phys-runs',
-                 'dma-multi-run-transfers')
-IPMMU_COUNTERS = ('translations', 'tlb-hits', 'faults')
+SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs',
+                 'x-dma-multi-run-transfers')
+IPMMU_COUNTERS = ('x-translations', 'x-tlb-hits', 'x-faults')
 
 
 def make_emmc(path, size):
@@ -87,7 +87,7 @@ def boot_and_read(args, iommu):
                                   sample['sdhi'])
             facts['ipmmu'] = delta(counters(vm, IPMMU, IPMMU_COUNTERS),
                                    sample['ipmmu'])
-            facts['largest-runs'] = qom_get(vm, SDHI, 'dma-max-phys-runs')
+            facts['largest-runs'] = qom_get(vm, SDHI, 'x-dma-max-phys-runs')
             for kv in value.split():
                 k, v = kv.split('=')
                 facts[k] = int(v)
@@ -136,20 +136,20 @@ def report(on, off, read_mib):
         f'{per(on, "sectors", "ios") / 2:.0f}',
         f'{per(off, "sectors", "ios") / 2:.0f}')
     s_on, s_off = on['sdhi'], off['sdhi']
-    row('SDHI DMA transfers', s_on['dma-transfers'], s_off['dma-transfers'])
+    row('SDHI DMA transfers', s_on['x-dma-transfers'], s_off['x-dma-transfers'])
     row('average DMA transfer (KiB)',
-        f'{per(s_on, "dma-bytes", "dma-transfers") / 1024:.0f}',
-        f'{per(s_off, "dma-bytes", "dma-transfers") / 1024:.0f}')
+        f'{per(s_on, "x-dma-bytes", "x-dma-transfers") / 1024:.0f}',
+        f'{per(s_off, "x-dma-bytes", "x-dma-transfers") / 1024:.0f}')
     row('physical runs per DMA transfer',
-        f'{per(s_on, "dma-phys-runs", "dma-transfers"):.1f}',
-        f'{per(s_off, "dma-phys-runs", "dma-transfers"):.1f}')
+        f'{per(s_on, "x-dma-phys-runs", "x-dma-transfers"):.1f}',
+        f'{per(s_off, "x-dma-phys-runs", "x-dma-transfers"):.1f}')
     row('transfers over more than one run',
-        s_on['dma-multi-run-transfers'], s_off['dma-multi-run-transfers'])
+        s_on['x-dma-multi-run-transfers'], s_off['x-dma-multi-run-transfers'])
     row('most runs in one transfer (since boot)', on['largest-runs'],
         off['largest-runs'])
     row('IPMMU translations / TLB hits / faults',
-        '{translations} / {tlb-hits} / {faults}'.format(**on['ipmmu']),
-        '{translations} / {tlb-hits} / {faults}'.format(**off['ipmmu']))
+        ' / '.join(str(on['ipmmu'][c]) for c in IPMMU_COUNTERS),
+        ' / '.join(str(off['ipmmu'][c]) for c in IPMMU_COUNTERS))
     row('read throughput in the guest', throughput(on, read_mib),
         throughput(off, read_mib))
     print()

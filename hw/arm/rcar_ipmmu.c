@@ -146,11 +146,17 @@ static bool rcar_ipmmu_walk_geometry(RCarIPMMUState *root,
     }
     *start = PT_LAST_LEVEL - sl0;
     *ia_bits = PT_IA_BITS - FIELD_EX32(ctx->imttbcr, IMTTBCR, T0SZ);
-    /* Stage 1 has no concatenated tables: the first one has <= 512 entries */
-    if (*ia_bits - rcar_ipmmu_level_shift(*start) > PT_LEVEL_BITS) {
+    /*
+     * The first level must index with 1 to 9 bits of the IOVA: stage 1
+     * has no concatenated tables, and a start level whose entries cover
+     * the whole input range (SL0 and T0SZ that do not agree) is a
+     * translation fault, as for VMSA stage 2.
+     */
+    if (*ia_bits <= rcar_ipmmu_level_shift(*start) ||
+        *ia_bits - rcar_ipmmu_level_shift(*start) > PT_LEVEL_BITS) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: IMTTBCR 0x%08" PRIx32 " starts "
-                      "the walk too deep for a %u-bit IOVA\n", root->name,
-                      ctx->imttbcr, *ia_bits);
+                      "the walk at a level that does not fit a %u-bit IOVA\n",
+                      root->name, ctx->imttbcr, *ia_bits);
         return false;
     }
     return true;
@@ -657,13 +663,13 @@ static void rcar_ipmmu_init(Object *obj)
     sysbus_init_irq(sbd, &s->irq);
     QLIST_INIT(&s->caches);
 
-    object_property_add_uint64_ptr(obj, "translations",
+    object_property_add_uint64_ptr(obj, "x-translations",
                                    &s->stat_translations, OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "tlb-hits", &s->stat_tlb_hits,
+    object_property_add_uint64_ptr(obj, "x-tlb-hits", &s->stat_tlb_hits,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "faults", &s->stat_faults,
+    object_property_add_uint64_ptr(obj, "x-faults", &s->stat_faults,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "flushes", &s->stat_flushes,
+    object_property_add_uint64_ptr(obj, "x-flushes", &s->stat_flushes,
                                    OBJ_PROP_FLAG_READ);
 }
 
@@ -742,8 +748,8 @@ static const VMStateDescription vmstate_rcar_ipmmu_context = {
 
 static const VMStateDescription vmstate_rcar_ipmmu = {
     .name = TYPE_RCAR_IPMMU,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .post_load = rcar_ipmmu_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(ctx, RCarIPMMUState, RCAR_IPMMU_NUM_CTX, 1,
@@ -752,10 +758,6 @@ static const VMStateDescription vmstate_rcar_ipmmu = {
         VMSTATE_UINT32_ARRAY(imuasid, RCarIPMMUState, RCAR_IPMMU_NUM_UTLBS),
         VMSTATE_UINT32(imsctlr, RCarIPMMUState),
         VMSTATE_UINT32(imsauxctlr, RCarIPMMUState),
-        VMSTATE_UINT64(stat_translations, RCarIPMMUState),
-        VMSTATE_UINT64(stat_tlb_hits, RCarIPMMUState),
-        VMSTATE_UINT64(stat_faults, RCarIPMMUState),
-        VMSTATE_UINT64(stat_flushes, RCarIPMMUState),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -24,6 +24,7 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "qemu/bswap.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
@@ -161,6 +162,12 @@ REG32(SCC_TMPPORT7, 0x1070)
 
 /* DMA moves at most this much per timer callback, then yields the BQL */
 #define DMA_CHUNK_BYTES (1 * MiB)
+/*
+ * The next chunk of a DMA runs this much later in virtual time: a timer
+ * that re-armed itself for the same instant would keep the main loop
+ * (and qtest's clock_step) from ever getting past it.
+ */
+#define DMA_CHUNK_NS    1000
 /* DM_DTRAN_ADDR[6:0] are reserved: the DMAC works on 128-byte units */
 #define DMA_ADDR_ALIGN  128
 
@@ -219,16 +226,24 @@ static unsigned sdhi_dma_channel(RenesasSDHIDataDir dir)
     return dir == RENESAS_SDHI_DATA_READ ? 1 : 0;
 }
 
+/* From a register access: the data phase goes on as soon as it can */
 static void sdhi_xfer_kick(RenesasSDHIState *s)
 {
     timer_mod(s->xfer_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+}
+
+/* From the timer itself: the next chunk, strictly later */
+static void sdhi_xfer_rearm(RenesasSDHIState *s)
+{
+    timer_mod(s->xfer_timer,
+              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + DMA_CHUNK_NS);
 }
 
 /*
  * The SCC: in HS200 and SDR104 the host samples the card's data with one
  * of DTCNTL.TAPNUM phases (taps) of its clock, TAPSET selecting one, once
  * the driver has set DTCNTL.TAPEN and CKSEL.DTSEL (sdhi.c:349-383).  The
- * "bad-taps" property says which taps sample outside the data eye: a read
+ * "x-bad-taps" property says which taps sample outside the data eye: a read
  * sampled there ends with a CRC error, which is what Linux's tuning loop
  * looks for (sdhi.c:687-727).  In HS400 (SDIF_MODE.HS400) the data comes
  * with the data strobe, so only the command line is sampled by the tap
@@ -242,7 +257,7 @@ static void sdhi_xfer_kick(RenesasSDHIState *s)
  * correction on (RVSCNTL.RVSEN) the SCC moves TAPSET one tap itself, and
  * only an error is left for the driver to act on (sdhi.c:788-799).
  *
- * "bad-taps" can be changed while the guest runs (qom-set), which moves
+ * "x-bad-taps" can be changed while the guest runs (qom-set), which moves
  * the data eye as a temperature drift would on the board.
  */
 static bool sdhi_scc_samples(RenesasSDHIState *s)
@@ -348,6 +363,7 @@ static void sdhi_clear_data_phase(RenesasSDHIState *s)
     s->blocks_left = 0;
     s->buf_pos = 0;
     s->pio_ready = false;
+    s->phase_gen++;
     timer_del(s->xfer_timer);
 }
 
@@ -432,7 +448,8 @@ static void sdhi_abort_data(RenesasSDHIState *s, const char *why)
     sdhi_clear_data_phase(s);
 }
 
-static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd)
+static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd,
+                            bool card_accepted)
 {
     bool multi = FIELD_EX16(cmd, SD_CMD, MULTI);
 
@@ -447,6 +464,7 @@ static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd)
     s->auto_cmd12 = multi && !FIELD_EX16(cmd, SD_CMD, NO_CMD12);
     s->buf_pos = 0;
     s->pio_ready = false;
+    s->phase_gen++;
 
     if (multi && !FIELD_EX16(s->sd_stop, SD_STOP, SEC)) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: multi-block command without "
@@ -458,6 +476,17 @@ static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd)
     if (!s->blksz || !s->blocks_left) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: data command with SD_SIZE %u and "
                       "%u blocks\n", __func__, s->blksz, s->blocks_left);
+        sdhi_data_timeout(s);
+        return;
+    }
+    if (!card_accepted) {
+        /*
+         * Without a response to tell, the card may have refused the
+         * command (wrong state, illegal): then it neither sends nor takes
+         * the data, and the host sees a data timeout.
+         */
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: the card did not accept CMD%u: "
+                      "no data follows\n", __func__, s->data_cmd);
         sdhi_data_timeout(s);
         return;
     }
@@ -516,7 +545,7 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
                                 s->rsp[0] | (uint32_t)s->rsp[1] << 16);
     s->info1 |= R_SD_INFO1_RSPEND_MASK;
     if (FIELD_EX16(cmd, SD_CMD, DATA)) {
-        sdhi_start_data(s, cmd);
+        sdhi_start_data(s, cmd, rlen > 0);
     }
     sdhi_update_irq(s);
 }
@@ -602,91 +631,129 @@ static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
 /*
  * Guest memory side of the DMAC.  Behind the IPMMU one bus address range
  * is many scattered pages; the DMAC stops at the first page it cannot
- * access, as the hardware does, so memory is moved piece by piece, each
- * piece as far as one translation reaches.  On the way it counts the
- * physically contiguous runs of guest RAM that the transfer covers,
- * judged on the RAM offsets the DMA address space resolves to (these
- * follow guest physical addresses within a RAM bank).
+ * access, as the hardware does.  So memory moves piece by piece, each
+ * piece as far as one translation of the bus address reaches (an IOMMU
+ * page or block; a page without IOMMU), translated once: the IOMMU sees
+ * one look-up per piece, and one fault per faulting access.
+ *
+ * On the way the DMAC counts the physically contiguous runs of guest RAM
+ * that the transfer covers, judged on the RAM offsets the translated
+ * addresses resolve to (these follow guest physical addresses within a
+ * RAM bank).
  */
 #define RUN_NONE UINT64_MAX
-/* The smallest page an IOMMU in front of the DMAC can map */
-#define DMA_FAULT_GRANULE (4 * KiB)
 
-static hwaddr sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr, hwaddr len,
-                             bool is_write)
+/* Count a new run unless @where (a RAM offset) continues the last one */
+static void sdhi_dma_count_run(RenesasSDHIState *s, hwaddr addr,
+                               uint64_t where, hwaddr len)
 {
-    hwaddr xlat, plen = len;
-    uint64_t where = RUN_NONE;
-    MemoryRegion *mr;
-
-    RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(&s->dma_as, addr, &xlat, &plen, is_write,
-                                 MEMTXATTRS_UNSPECIFIED);
-    if (memory_region_is_ram(mr)) {
-        where = memory_region_get_ram_addr(mr) + xlat;
-    } else {
-        /* A fault or a device: go page by page to stop where it fails */
-        plen = MIN(plen, DMA_FAULT_GRANULE - (addr & (DMA_FAULT_GRANULE - 1)));
-    }
     if (where == RUN_NONE || where != s->run_next) {
         s->cur_dma_runs++;
         s->stat_dma_runs++;
         trace_renesas_sdhi_dma_run(addr, s->cur_dma_runs, where);
     }
-    plen = MAX(MIN(plen, len), 1);
-    s->run_next = where == RUN_NONE ? RUN_NONE : where + plen;
-    return plen;
+    s->run_next = where == RUN_NONE ? RUN_NONE : where + len;
 }
 
-/* Move @len bytes between @buf and bus address @addr; stop at a fault */
-static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, hwaddr addr,
-                                   uint8_t *buf, hwaddr len, bool to_memory,
-                                   hwaddr *done)
+/*
+ * Move at most @len bytes between @buf and bus address @addr, as far as
+ * one translation reaches; *@moved says how far that was.
+ */
+static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
+                                  uint8_t *buf, hwaddr len, bool to_memory,
+                                  hwaddr *moved)
 {
-    MemTxResult res = MEMTX_OK;
+    MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
+    uint64_t where = RUN_NONE;
+    IOMMUTLBEntry xlt;
+    hwaddr pa, left, xlat, plen;
+    MemoryRegion *mr;
+    MemTxResult res;
 
-    for (*done = 0; *done < len && res == MEMTX_OK; ) {
-        hwaddr piece = sdhi_dma_piece(s, addr + *done, len - *done, to_memory);
+    *moved = 0;
+    RCU_READ_LOCK_GUARD();
+    xlt = address_space_get_iotlb_entry(&s->dma_as, addr, to_memory, attrs);
+    if (!(xlt.perm & (to_memory ? IOMMU_WO : IOMMU_RO))) {
+        return MEMTX_DECODE_ERROR;      /* an IOMMU fault, or a hole */
+    }
+    pa = xlt.translated_addr | (addr & xlt.addr_mask);
+    left = xlt.addr_mask - (addr & xlt.addr_mask);  /* bytes after addr */
+    plen = left < len - 1 ? left + 1 : len;
+    if (xlt.target_as == &s->dma_as) {
+        plen = len;     /* no IOMMU: as far as the memory region reaches */
+    }
 
-        res = dma_memory_rw(&s->dma_as, addr + *done, buf + *done, piece,
-                            to_memory ? DMA_DIRECTION_FROM_DEVICE :
-                                        DMA_DIRECTION_TO_DEVICE,
-                            MEMTXATTRS_UNSPECIFIED);
-        if (res == MEMTX_OK) {
-            *done += piece;
-        }
+    /* The target address space has no IOMMU: this costs no look-up */
+    mr = address_space_translate(xlt.target_as, pa, &xlat, &plen, to_memory,
+                                 attrs);
+    if (memory_region_is_ram(mr)) {
+        where = memory_region_get_ram_addr(mr) + xlat;
+    }
+    sdhi_dma_count_run(s, addr, where, plen);
+    res = address_space_rw(xlt.target_as, pa, attrs, buf, plen, to_memory);
+    if (res == MEMTX_OK) {
+        *moved = plen;
     }
     return res;
 }
 
 /*
- * Card side: @blocks blocks, in bulk as far as the card allows, then
- * block by block so that the end of what the card gives or takes shows
- * up at a block boundary (sd.c stops a CMD23 transfer there).  Returns
- * how many blocks moved.
+ * Move @len bytes between @buf and bus address @addr; stop at a fault, or
+ * when a memory access ended the data phase of generation @gen (DMA aimed
+ * at a device that resets this one, say).
+ */
+static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, uint32_t gen,
+                                   hwaddr addr, uint8_t *buf, hwaddr len,
+                                   bool to_memory, hwaddr *done)
+{
+    MemTxResult res = MEMTX_OK;
+    hwaddr moved;
+
+    for (*done = 0; *done < len && res == MEMTX_OK && s->phase_gen == gen;
+         *done += moved) {
+        res = sdhi_dma_piece(s, addr + *done, buf + *done, len - *done,
+                             to_memory, &moved);
+    }
+    return res;
+}
+
+/*
+ * Card side: @blocks blocks of blksz bytes, in bulk as far as the card
+ * allows, then a host block at a time so that the end of what the card
+ * gives or takes shows up at a block boundary (sd.c stops a CMD23
+ * transfer there).  The card's bulk path moves whole blocks of its own
+ * block length, which SD_SIZE need not match: the data is one stream of
+ * bytes either way, and the rest continues where the card stopped.
+ * Returns how many whole host blocks moved.
  */
 static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
                                uint32_t blocks)
 {
-    uint32_t n = sdbus_read_blocks(&s->sdbus, buf, blocks * s->blksz) /
-                 s->blksz;
+    size_t len = (size_t)blocks * s->blksz;
+    size_t done = sdbus_read_blocks(&s->sdbus, buf, len);
 
-    for (; n < blocks && sdbus_data_ready(&s->sdbus); n++) {
-        sdbus_read_data(&s->sdbus, buf + n * s->blksz, s->blksz);
+    while (done < len && sdbus_data_ready(&s->sdbus)) {
+        size_t n = MIN(s->blksz - done % s->blksz, len - done);
+
+        sdbus_read_data(&s->sdbus, buf + done, n);
+        done += n;
     }
-    return n;
+    return done / s->blksz;
 }
 
 static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
                                 uint32_t blocks)
 {
-    uint32_t n = sdbus_write_blocks(&s->sdbus, buf, blocks * s->blksz) /
-                 s->blksz;
+    size_t len = (size_t)blocks * s->blksz;
+    size_t done = sdbus_write_blocks(&s->sdbus, buf, len);
 
-    for (; n < blocks && sdhi_card_takes_data(s); n++) {
-        sdbus_write_data(&s->sdbus, buf + n * s->blksz, s->blksz);
+    while (done < len && sdhi_card_takes_data(s)) {
+        size_t n = MIN(s->blksz - done % s->blksz, len - done);
+
+        sdbus_write_data(&s->sdbus, buf + done, n);
+        done += n;
     }
-    return n;
+    return done / s->blksz;
 }
 
 /* Account for @blocks moved blocks; the address only moves if it should */
@@ -710,6 +777,7 @@ static void sdhi_dma_advance(RenesasSDHIState *s, uint32_t blocks)
 static void sdhi_dma_step(RenesasSDHIState *s)
 {
     bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
+    uint32_t gen = s->phase_gen;
     uint32_t chunk = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE) ?
                      MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
     uint32_t blocks = MIN(s->blocks_left, chunk);
@@ -719,13 +787,19 @@ static void sdhi_dma_step(RenesasSDHIState *s)
 
     if (read) {
         moved = sdhi_card_read(s, s->dma_buf, blocks);
-        res = sdhi_dma_memory(s, s->dm_addr, s->dma_buf, moved * s->blksz,
-                              true, &done);
+        res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
+                              (hwaddr)moved * s->blksz, true, &done);
     } else {
-        res = sdhi_dma_memory(s, s->dm_addr, s->dma_buf, blocks * s->blksz,
-                              false, &done);
+        res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
+                              (hwaddr)blocks * s->blksz, false, &done);
         /* Only whole blocks that came from memory go to the card */
-        moved = sdhi_card_write(s, s->dma_buf, done / s->blksz);
+        moved = s->phase_gen == gen ?
+                sdhi_card_write(s, s->dma_buf, done / s->blksz) : 0;
+    }
+    if (s->phase_gen != gen) {
+        /* The phase ended under a memory access: nothing here is ours */
+        trace_renesas_sdhi_data_abort("phase ended during DMA", 0);
+        return;
     }
     sdhi_dma_advance(s, MIN(moved, done / s->blksz));
     if (res != MEMTX_OK) {
@@ -733,24 +807,34 @@ static void sdhi_dma_step(RenesasSDHIState *s)
     } else if (moved < blocks) {
         sdhi_data_timeout(s);
     } else if (s->blocks_left) {
-        sdhi_xfer_kick(s);
+        sdhi_xfer_rearm(s);
     } else {
         sdhi_end_data(s, true, true);
     }
 }
 
+/*
+ * Data phases go on from here, outside any register access: so DMA runs
+ * under the device's re-entrancy guard, as a guarded bottom half would,
+ * and DMA aimed at the SDHI's own registers fails like any access the
+ * bus cannot complete.
+ */
 static void sdhi_xfer_timer(void *opaque)
 {
     RenesasSDHIState *s = opaque;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
 
     if (!sdhi_busy(s)) {
         return;
     }
+    guard->engaged_in_io = true;
     if (!s->data_by_dma) {
         sdhi_pio_step(s);
     } else if (s->dma_started) {
         sdhi_dma_step(s);
     }
+    guard->engaged_in_io = engaged;
 }
 
 static void sdhi_dma_start(RenesasSDHIState *s)
@@ -1253,12 +1337,12 @@ static void renesas_sdhi_reset_hold(Object *obj, ResetType type)
     sdhi_reset_module(RENESAS_SDHI(obj));
 }
 
-/* Every tap that "bad-taps" names must exist */
+/* Every tap that "x-bad-taps" names must exist */
 static bool sdhi_check_bad_taps(RenesasSDHIState *s, uint32_t val,
                                 Error **errp)
 {
     if (s->scc_taps < 32 && (val >> s->scc_taps)) {
-        error_setg(errp, "bad-taps 0x%x names taps beyond the %u that the "
+        error_setg(errp, "x-bad-taps 0x%x names taps beyond the %u that the "
                    "SCC has", val, s->scc_taps);
         return false;
     }
@@ -1299,32 +1383,32 @@ static void renesas_sdhi_init(Object *obj)
                             "module-reset", 1);
     s->xfer_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, sdhi_xfer_timer, s);
 
-    object_property_add_uint64_ptr(obj, "commands", &s->stat_commands,
+    object_property_add_uint64_ptr(obj, "x-commands", &s->stat_commands,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "dma-transfers",
+    object_property_add_uint64_ptr(obj, "x-dma-transfers",
                                    &s->stat_dma_transfers, OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "dma-bytes", &s->stat_dma_bytes,
+    object_property_add_uint64_ptr(obj, "x-dma-bytes", &s->stat_dma_bytes,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "dma-largest-transfer",
+    object_property_add_uint64_ptr(obj, "x-dma-largest-transfer",
                                    &s->stat_dma_largest, OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "pio-blocks", &s->stat_pio_blocks,
+    object_property_add_uint64_ptr(obj, "x-pio-blocks", &s->stat_pio_blocks,
                                    OBJ_PROP_FLAG_READ);
     /* Physically contiguous runs of guest RAM behind the bus addresses */
-    object_property_add_uint64_ptr(obj, "dma-phys-runs", &s->stat_dma_runs,
+    object_property_add_uint64_ptr(obj, "x-dma-phys-runs", &s->stat_dma_runs,
                                    OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "dma-max-phys-runs",
+    object_property_add_uint64_ptr(obj, "x-dma-max-phys-runs",
                                    &s->stat_dma_max_runs, OBJ_PROP_FLAG_READ);
-    object_property_add_uint64_ptr(obj, "dma-multi-run-transfers",
+    object_property_add_uint64_ptr(obj, "x-dma-multi-run-transfers",
                                    &s->stat_dma_multi_run_transfers,
                                    OBJ_PROP_FLAG_READ);
     /* Bit n set: tap n samples outside the data eye and reads fail */
-    object_property_add(obj, "bad-taps", "uint32", renesas_sdhi_get_bad_taps,
+    object_property_add(obj, "x-bad-taps", "uint32", renesas_sdhi_get_bad_taps,
                         renesas_sdhi_set_bad_taps, NULL, NULL);
-    object_property_set_description(obj, "bad-taps",
+    object_property_set_description(obj, "x-bad-taps",
         "Bit mask of the SCC taps at which reads fail (may change at run "
         "time)");
     /* Reads that failed because the SCC sampled them at a bad tap */
-    object_property_add_uint64_ptr(obj, "tap-crc-errors",
+    object_property_add_uint64_ptr(obj, "x-tap-crc-errors",
                                    &s->stat_tap_crc_errors,
                                    OBJ_PROP_FLAG_READ);
 }
@@ -1341,10 +1425,10 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
     }
     if (s->scc_taps > 32) {
         error_setg(errp, TYPE_RENESAS_SDHI ": 'scc-taps' is %u, at most 32 "
-                   "taps fit in 'bad-taps'", s->scc_taps);
+                   "taps fit in 'x-bad-taps'", s->scc_taps);
         return;
     }
-    /* Again: "scc-taps" may have been set after "bad-taps" */
+    /* Again: "scc-taps" may have been set after "x-bad-taps" */
     if (!sdhi_check_bad_taps(s, s->bad_taps, errp)) {
         return;
     }
@@ -1373,13 +1457,45 @@ static void renesas_sdhi_finalize(Object *obj)
     timer_free(s->xfer_timer);
 }
 
+/*
+ * Could the device have been in this data phase?  sdhi_start_data() and
+ * sdhi_clear_data_phase() are the only ways in and out of one.
+ */
+static bool sdhi_data_phase_reachable(RenesasSDHIState *s)
+{
+    bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
+
+    switch (s->data_dir) {
+    case RENESAS_SDHI_DATA_NONE:
+        return !s->data_by_dma && !s->dma_started && !s->auto_cmd12 &&
+               !s->blocks_left && !s->buf_pos && !s->pio_ready;
+    case RENESAS_SDHI_DATA_READ:
+    case RENESAS_SDHI_DATA_WRITE:
+        break;
+    default:
+        return false;
+    }
+    if (!s->blksz || s->blksz > RENESAS_SDHI_MAX_BLKSZ ||
+        s->buf_pos > s->blksz) {
+        return false;
+    }
+    if (s->data_by_dma) {
+        /* A DMA phase ends in the step that moves its last block */
+        return !s->pio_ready && !s->buf_pos && s->blocks_left;
+    }
+    /* PIO: only a read has handed out its last block before it ends */
+    return !s->dma_started && (s->blocks_left || read);
+}
+
 static int renesas_sdhi_post_load(void *opaque, int version_id)
 {
     RenesasSDHIState *s = opaque;
 
-    if (s->data_dir > RENESAS_SDHI_DATA_WRITE ||
-        s->blksz > RENESAS_SDHI_MAX_BLKSZ ||
-        s->buf_pos > s->blksz) {
+    if (!sdhi_data_phase_reachable(s)) {
+        error_report("%s: data phase state (dir %u, %s, %u blocks of %u "
+                     "bytes) that the device cannot reach", TYPE_RENESAS_SDHI,
+                     s->data_dir, s->data_by_dma ? "DMA" : "PIO",
+                     s->blocks_left, s->blksz);
         return -EINVAL;
     }
     return 0;
@@ -1387,8 +1503,8 @@ static int renesas_sdhi_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_renesas_sdhi = {
     .name = TYPE_RENESAS_SDHI,
-    .version_id = 2,
-    .minimum_version_id = 2,
+    .version_id = 3,
+    .minimum_version_id = 3,
     .post_load = renesas_sdhi_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT16(sd_cmd, RenesasSDHIState),
@@ -1431,18 +1547,6 @@ static const VMStateDescription vmstate_renesas_sdhi = {
                              RENESAS_SDHI_NUM_SCC_REGS),
         VMSTATE_UINT32_ARRAY(scc_dll, RenesasSDHIState,
                              RENESAS_SDHI_NUM_DLL_REGS),
-        VMSTATE_UINT64(stat_tap_crc_errors, RenesasSDHIState),
-        VMSTATE_UINT64(cur_dma_bytes, RenesasSDHIState),
-        VMSTATE_UINT64(stat_commands, RenesasSDHIState),
-        VMSTATE_UINT64(stat_dma_transfers, RenesasSDHIState),
-        VMSTATE_UINT64(stat_dma_bytes, RenesasSDHIState),
-        VMSTATE_UINT64(stat_dma_largest, RenesasSDHIState),
-        VMSTATE_UINT64(stat_pio_blocks, RenesasSDHIState),
-        VMSTATE_UINT64(cur_dma_runs, RenesasSDHIState),
-        VMSTATE_UINT64(run_next, RenesasSDHIState),
-        VMSTATE_UINT64(stat_dma_runs, RenesasSDHIState),
-        VMSTATE_UINT64(stat_dma_max_runs, RenesasSDHIState),
-        VMSTATE_UINT64(stat_dma_multi_run_transfers, RenesasSDHIState),
         VMSTATE_TIMER_PTR(xfer_timer, RenesasSDHIState),
         VMSTATE_END_OF_LIST()
     }

@@ -203,8 +203,8 @@ class RCarGen3SDHI(RCarGen3Base):
         self.check_guest_value('grep ee140000.mmc /proc/interrupts '
                                '> /tmp/irq0; echo saved', 'IRQ0', 'saved')
 
-        dma_before = self.qom(2, 'dma-transfers')
-        pio_before = self.qom(2, 'pio-blocks')
+        dma_before = self.qom(2, 'x-dma-transfers')
+        pio_before = self.qom(2, 'x-pio-blocks')
         # 64 MiB read with O_DIRECT through the DMAC
         self.expect_sha('dd if=/dev/mmcblk0 bs=1M count=64 iflag=direct '
                         '2>/dev/null', sha256_of(self.emmc, 0, self.IO_SIZE))
@@ -214,10 +214,10 @@ class RCarGen3SDHI(RCarGen3Base):
                                'iflag=direct oflag=direct 2>/dev/null; '
                                'echo $?', 'WRITE', 0)
         # The data went by DMA, not through SD_BUF0
-        self.assertGreaterEqual(self.qom(2, 'dma-transfers') - dma_before,
+        self.assertGreaterEqual(self.qom(2, 'x-dma-transfers') - dma_before,
                                 2 * 64)
-        self.assertEqual(self.qom(2, 'pio-blocks'), pio_before)
-        self.assertGreaterEqual(self.qom(2, 'dma-bytes'), 2 * self.IO_SIZE)
+        self.assertEqual(self.qom(2, 'x-pio-blocks'), pio_before)
+        self.assertGreaterEqual(self.qom(2, 'x-dma-bytes'), 2 * self.IO_SIZE)
         # ... and the SDHI interrupt counted it
         self.check_guest_value('grep ee140000.mmc /proc/interrupts | '
                                'cmp -s - /tmp/irq0; echo $?', 'IRQCHANGED', 1)
@@ -241,7 +241,7 @@ class RCarGen3SDHI(RCarGen3Base):
         self.run_in_guest('(dd if=/dev/mmcblk0 bs=1M count=64 iflag=direct '
                           '2>/dev/null | sha256sum | cut -d" " -f1 '
                           '> /tmp/sum) & echo "START""ED"', 'STARTED')
-        while self.qom(2, 'dma-bytes') < 4 * MiB:
+        while self.qom(2, 'x-dma-bytes') < 4 * MiB:
             time.sleep(0.2)
         state = os.path.join(self.workdir, 'migration.state')
         self.vm.cmd('migrate', uri=f'exec:cat > {state}')
@@ -250,7 +250,7 @@ class RCarGen3SDHI(RCarGen3Base):
             time.sleep(0.1)
         self.assertEqual(self.vm.cmd('query-migrate')['status'], 'completed')
         # The read was in flight: some of it done, not all
-        self.assertLess(self.qom(2, 'dma-bytes'), self.IO_SIZE)
+        self.assertLess(self.qom(2, 'x-dma-bytes'), self.IO_SIZE)
         self.vm.shutdown()
 
         self._vms.pop('default')
@@ -299,13 +299,13 @@ class RCarGen3IPMMU(RCarGen3Base):
                                'ee140000.mmc/power/control; cat /sys/bus/'
                                'platform/devices/ee140000.mmc/power/'
                                'runtime_status', 'RPM', 'active')
-        transfers = self.qom(2, 'dma-transfers')
+        transfers = self.qom(2, 'x-dma-transfers')
         self.check_guest_value('cut -c1-8 /sys/block/mmcblk0/stat '
                                '> /tmp/ios; echo saved', 'IOS', 'saved')
         self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count={self.IO_SIZE // MiB}'
                         ' iflag=direct 2>/dev/null | tee /tmp/data',
                         sha256_of(self.emmc, 0, self.IO_SIZE))
-        transfers = self.qom(2, 'dma-transfers') - transfers
+        transfers = self.qom(2, 'x-dma-transfers') - transfers
         # Field 1 of the stat file: read requests completed
         ios = self.guest_int('echo $(( $(cut -c1-8 /sys/block/mmcblk0/stat)'
                              ' - $(cat /tmp/ios) ))', 'READIOS')
@@ -315,8 +315,8 @@ class RCarGen3IPMMU(RCarGen3Base):
         self.log.info('128 MiB O_DIRECT read: %d block requests, %d SDHI '
                       'DMA transfers; largest transfer %d bytes, at most %d '
                       'physical runs in one', ios, transfers,
-                      self.qom(2, 'dma-largest-transfer'),
-                      self.qom(2, 'dma-max-phys-runs'))
+                      self.qom(2, 'x-dma-largest-transfer'),
+                      self.qom(2, 'x-dma-max-phys-runs'))
         return transfers, ios
 
     def guest_int(self, command, name):
@@ -360,12 +360,12 @@ class RCarGen3IPMMU(RCarGen3Base):
         # Requests of 1 MiB: each is one DMA transfer over scattered pages
         self.assertLessEqual(ios, 2 * self.IO_SIZE // MiB)
         self.assertLessEqual(transfers, 2 * self.IO_SIZE // MiB)
-        self.assertGreater(self.qom(2, 'dma-largest-transfer'), 64 * KiB)
-        self.assertGreaterEqual(self.qom(2, 'dma-multi-run-transfers'),
+        self.assertGreater(self.qom(2, 'x-dma-largest-transfer'), 64 * KiB)
+        self.assertGreaterEqual(self.qom(2, 'x-dma-multi-run-transfers'),
                                 self.IO_SIZE // MiB // 2)
-        self.assertGreater(self.qom(2, 'dma-max-phys-runs'), 1)
-        self.assertGreater(self.ipmmu_qom('translations'), 0)
-        self.assertEqual(self.ipmmu_qom('faults'), 0)
+        self.assertGreater(self.qom(2, 'x-dma-max-phys-runs'), 1)
+        self.assertGreater(self.ipmmu_qom('x-translations'), 0)
+        self.assertEqual(self.ipmmu_qom('x-faults'), 0)
         self.check_guest_value('dmesg | grep -c -E "TLB sync timed out|'
                                'Unhandled fault|Page Table Walk Abort"',
                                'IPMMUERRORS', 0)
@@ -407,9 +407,9 @@ class RCarGen3IPMMU(RCarGen3Base):
         # One physical run per transfer, so many more, smaller requests
         self.assertGreater(ios, 2 * self.IO_SIZE // MiB)
         self.assertGreater(transfers, 2 * self.IO_SIZE // MiB)
-        self.assertEqual(self.qom(2, 'dma-max-phys-runs'), 1)
-        self.assertEqual(self.qom(2, 'dma-multi-run-transfers'), 0)
-        self.assertEqual(self.ipmmu_qom('translations'), 0)
+        self.assertEqual(self.qom(2, 'x-dma-max-phys-runs'), 1)
+        self.assertEqual(self.qom(2, 'x-dma-multi-run-transfers'), 0)
+        self.assertEqual(self.ipmmu_qom('x-translations'), 0)
         self.power_off()
         self.check_written()
 
@@ -507,18 +507,18 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         self.boot_emmc(machine_opts='emmc-mode=hs52')
         self.check_mode('high speed', '1 (mmc high-speed)', 52000000)
         # No tuning in this mode: the SCC never sampled a read
-        self.assertEqual(self.qom(2, 'tap-crc-errors'), 0)
+        self.assertEqual(self.qom(2, 'x-tap-crc-errors'), 0)
         self.io_and_power_off()
 
     def test_tuning_with_bad_taps(self):
         """Taps 2 and 3 sample outside the data eye: Linux's tuning sees
         their CRC errors and settles on a tap that works."""
         bad = {2, 3}
-        self.boot_emmc(extra_args=('-global', 'renesas-sdhi.bad-taps=' +
+        self.boot_emmc(extra_args=('-global', 'renesas-sdhi.x-bad-taps=' +
                                    hex(sum(1 << t for t in bad))))
         self.check_mode('HS400', '10 (mmc HS400)', 200000000)
         # Each bad tap fails twice per tuning (execute_tuning tries all twice)
-        self.assertGreaterEqual(self.qom(2, 'tap-crc-errors'), 2 * len(bad))
+        self.assertGreaterEqual(self.qom(2, 'x-tap-crc-errors'), 2 * len(bad))
         self.assertNotIn(self.tapset(), bad)
         self.io_and_power_off()
 
@@ -527,12 +527,12 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         fail make Linux retune, and the data still arrives intact."""
         self.boot_emmc(machine_opts=machine_opts)
         tap = self.tapset()
-        errors = self.qom(2, 'tap-crc-errors')
+        errors = self.qom(2, 'x-tap-crc-errors')
         bad = {tap, (tap + 1) % self.SCC_TAPS}
-        self.vm.cmd('qom-set', path='/machine/soc/sdhi2', property='bad-taps',
+        self.vm.cmd('qom-set', path='/machine/soc/sdhi2', property='x-bad-taps',
                     value=sum(1 << t for t in bad))
         self.check_read_and_write()
-        self.assertGreater(self.qom(2, 'tap-crc-errors'), errors)
+        self.assertGreater(self.qom(2, 'x-tap-crc-errors'), errors)
         self.assertNotIn(self.tapset(), bad)
         self.check_guest_value('dmesg | grep -c "mmc0: new"', 'CARDS', 1)
         self.power_off()

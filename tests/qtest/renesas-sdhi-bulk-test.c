@@ -162,7 +162,7 @@ static void card_finish(Card *c, Outcome *o)
 {
     o->status = sdhi_card_status(c->qts, c->slot, c->rca);
     o->dma_bytes = rcar_qom_get_uint(c->qts, sdhi_path(c->slot),
-                                     "dma-bytes");
+                                     "x-dma-bytes");
     qtest_memread(c->qts, RAM_BUF, o->mem, sizeof(o->mem));
     qtest_quit(c->qts);
     sdhi_image_read(c->img, 0, o->img, sizeof(o->img));

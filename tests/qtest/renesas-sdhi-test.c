@@ -243,15 +243,15 @@ static void test_dma_read(void)
                      STATE_TRAN);
     /* One DM_START each; the largest moved 1 MiB in one transfer */
     g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi0",
-                                       "dma-transfers"), ==, 3);
+                                       "x-dma-transfers"), ==, 3);
     g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi0",
-                                       "dma-bytes"), ==,
+                                       "x-dma-bytes"), ==,
                      (1 + 8 + 2048) * BLKSZ);
     g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi0",
-                                       "dma-largest-transfer"), ==,
+                                       "x-dma-largest-transfer"), ==,
                      2048 * BLKSZ);
     g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi0",
-                                       "pio-blocks"), ==, 0);
+                                       "x-pio-blocks"), ==, 0);
     qtest_quit(qts);
 }
 
@@ -292,7 +292,7 @@ static void test_emmc_cmd23_shorter_than_seccnt(void)
     qtest_memread(qts, RAM_BUF, data, 5 * BLKSZ);
     sdhi_check_against_image(emmc_img, 500, data, 4);
     g_assert_cmpmem(data + 4 * BLKSZ, BLKSZ, ff, BLKSZ);
-    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "dma-bytes"),
+    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes"),
                      ==, 4 * BLKSZ);
     qtest_quit(qts);
 }
@@ -465,11 +465,11 @@ static void test_busy_drops_commands(void)
     /* Waiting for DM_START: the command sequence is still running */
     g_assert_cmphex(sdhi_rd16(qts, SD_SLOT, SD_INFO2) &
                     (INFO2_CBSY | INFO2_SCLKDIVEN), ==, INFO2_CBSY);
-    commands = rcar_qom_get_uint(qts, "/machine/soc/sdhi0", "commands");
+    commands = rcar_qom_get_uint(qts, "/machine/soc/sdhi0", "x-commands");
     sdhi_wr16(qts, SD_SLOT, SD_ARG1, rca);
     sdhi_wr16(qts, SD_SLOT, SD_CMD, CMD_R1 | 13);
     g_assert_false(sdhi_rd16(qts, SD_SLOT, SD_INFO1) & INFO1_RSPEND);
-    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi0", "commands"),
+    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi0", "x-commands"),
                      ==, commands);
     /* DM_CM_RST, as renesas_sdhi_internal_dmac_abort_dma() does */
     sdhi_wr32(qts, SD_SLOT, DM_CM_RST, 0xfffffcff);

@@ -278,7 +278,7 @@ static bool tune_at(QTestState *qts, unsigned tap, uint32_t *smpcmp)
  */
 static void test_tuning_window(void)
 {
-    QTestState *qts = boot("-global renesas-sdhi.bad-taps=0x0c");
+    QTestState *qts = boot("-global renesas-sdhi.x-bad-taps=0x0c");
     uint32_t smpcmp[SCC_TAPS];
     uint32_t good = 0;
 
@@ -292,7 +292,7 @@ static void test_tuning_window(void)
     }
     g_assert_cmphex(good, ==, 0xf3);
     g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2",
-                                       "tap-crc-errors"), ==, 2);
+                                       "x-tap-crc-errors"), ==, 2);
     /* Tap 1 has a bad tap above, tap 4 one below, 6 none around it */
     g_assert_cmphex(smpcmp[1], ==, SMPCMP_CMD_REQDOWN);
     g_assert_cmphex(smpcmp[4], ==, SMPCMP_CMD_REQUP);
@@ -317,7 +317,7 @@ static void test_tuning_window(void)
 /* HS400: data comes with the strobe, only the command line sees the tap */
 static void test_hs400_sampling(void)
 {
-    QTestState *qts = boot("-global renesas-sdhi.bad-taps=0x0c");
+    QTestState *qts = boot("-global renesas-sdhi.x-bad-taps=0x0c");
     uint8_t blk[BLKSZ];
     uint32_t smpcmp;
 
@@ -330,7 +330,7 @@ static void test_hs400_sampling(void)
     smpcmp = sdhi_rd32(qts, EMMC_SLOT, SCC_SMPCMP);
     g_assert_cmphex(smpcmp, ==, SMPCMP_CMD_REQUP | SMPCMP_CMD_REQDOWN);
     g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2",
-                                       "tap-crc-errors"), ==, 0);
+                                       "x-tap-crc-errors"), ==, 0);
     /* The same read in HS200 sampling fails */
     sdhi_wr16(qts, EMMC_SLOT, SDIF_MODE, 0);
     g_assert_true(pio_read_block(qts, 17, 0, BLKSZ, blk) & (INFO2_CRCE << 16));
@@ -340,7 +340,7 @@ static void test_hs400_sampling(void)
 /* RVSEN: the SCC moves the tap itself away from a failing neighbour */
 static void test_auto_correction(void)
 {
-    QTestState *qts = boot("-global renesas-sdhi.bad-taps=0x02");
+    QTestState *qts = boot("-global renesas-sdhi.x-bad-taps=0x02");
     uint8_t blk[BLKSZ];
 
     sdhi_emmc_init(qts);
@@ -355,7 +355,7 @@ static void test_auto_correction(void)
     /* The eye drifts under the tap (qom-set): an error for the driver */
     qtest_qmp_assert_success(qts, "{ 'execute': 'qom-set', 'arguments': "
                              "{ 'path': '/machine/soc/sdhi2', 'property': "
-                             "'bad-taps', 'value': 128 } }");
+                             "'x-bad-taps', 'value': 128 } }");
     sdhi_wr32(qts, EMMC_SLOT, SCC_RVSREQ, 0);
     g_assert_true(pio_read_block(qts, 17, 0, BLKSZ, blk) & (INFO2_CRCE << 16));
     g_assert_cmphex(sdhi_rd32(qts, EMMC_SLOT, SCC_RVSREQ), ==, RVSREQ_RVSERR);

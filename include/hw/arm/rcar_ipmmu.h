@@ -76,6 +76,7 @@ struct RCarIPMMUState {
     uint32_t imsctlr;
     uint32_t imsauxctlr;
 
+    /* Statistics: read-only "x-" QOM properties, not migrated */
     uint64_t stat_translations;
     uint64_t stat_tlb_hits;
     uint64_t stat_faults;

@@ -77,6 +77,12 @@ struct RenesasSDHIState {
     uint8_t *dma_buf;           /* one DMA chunk, within one timer callback */
     uint16_t buf_pos;           /* PIO: next byte of buf for the guest */
     bool pio_ready;             /* PIO: the guest owns buf (BRE/BWE given) */
+    /*
+     * Counts data phases started and ended, so that a DMA step notices
+     * when its phase ended under one of its memory accesses.  Not
+     * migrated: no step is in progress when the state is saved.
+     */
+    uint32_t phase_gen;
 
     /* Internal DMAC */
     uint32_t dm_mode;
@@ -91,7 +97,7 @@ struct RenesasSDHIState {
     uint32_t scc[RENESAS_SDHI_NUM_SCC_REGS];
     uint32_t scc_dll[RENESAS_SDHI_NUM_DLL_REGS];
 
-    /* Statistics, read-only QOM properties */
+    /* Statistics: read-only "x-" QOM properties, not migrated */
     uint64_t stat_commands;
     uint64_t stat_dma_transfers;
     uint64_t stat_dma_bytes;

@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, and the IPMMU over qtest.
+
+Each run starts one qemu-system-aarch64 (-accel qtest, an SD card on SDHI0
+and an eMMC with boot partitions on SDHI2) and sends it a stream of qtest
+commands drawn from a seeded generator: register writes and reads aimed at
+the SDHI, DMAC, SCC and IPMMU windows with values that mean something to
+them (commands with and without data, DMA modes, IMTTBCR geometries...),
+card bring-up sequences, IPMMU page tables written into guest RAM with
+descriptors pointing at RAM, at device registers and at holes, DMA
+addresses in the same places, and clock steps.
+
+A finding is QEMU dying (an abort, a signal, a sanitizer report) or not
+answering within --hang-timeout seconds (a hang).  Its whole command
+stream is saved as a reproducer, replayable with --replay FILE (or by
+hand with `qemu-system-aarch64 ... -qtest stdio < FILE`).
+
+  scripts/fuzz.py --qemu build/qemu-build-san/qemu-system-aarch64 \\
+      --ops 200000 --seed 1          # a bounded pass, as make check runs
+  scripts/fuzz.py --seconds 600      # make fuzz
+
+The last line is "fuzz: N operations, N runs, N findings"; the exit code
+is 1 when there were findings.
+"""
+
+import argparse
+import os
+import random
+import select
+import subprocess
+import sys
+import tempfile
+import time
+
+SDHI = [0xee100000, 0xee120000, 0xee140000, 0xee160000]
+IPMMU_MM = 0xe67b0000
+IPMMU_DS1 = 0xe7740000
+UTLB_OF_SDHI = [32, 33, 34, 35]        # iommus = <&ipmmu_ds1 N>
+RAM = 0x48000000
+PT_POOL = 0x4c000000                   # where page tables go
+CARD_SLOTS = {0: 'sd', 2: 'emmc'}
+IMG_SIZE = 4 << 20
+
+# 16-bit SD core registers (offset, interesting values)
+SD_REGS = {
+    0x000: None,                       # SD_CMD: see sd_cmd()
+    0x010: [0, 0xfe00, 0x0200, 0xffff, 0x0300],
+    0x018: [0, 0x3f, 0xffff, 0x03b3, 0x0010],
+    0x020: [0, 0x100, 0x1, 0x101],
+    0x028: [0, 1, 2, 8, 16, 0xffff, 0xffffffff, 0x800],
+    0x070: [0, 0xffff],
+    0x078: [0, 0xffff],
+    0x080: [0, 0xffff],
+    0x088: [0, 0xffff],
+    0x090: [0, 0x20, 0x3ff, 0x100],
+    0x098: [0, 1, 8, 64, 128, 512, 513, 1000, 1023, 0x3ff, 0xffff],
+    0x0a0: [0x40ee, 0, 0xffff],
+    0x0c0: [0, 0xffff],
+    0x0d0: [0, 1],
+    0x0d8: [0, 0xffff],
+    0x0e0: [0, 0xffff],
+    0x360: [0, 2, 0xffff],
+    0x380: [0, 7, 6],
+    0x390: [0, 1, 0xffff],
+    0x398: [0, 1],
+}
+DM_REGS = {
+    0x820: [0, 1, 0x10031, 0x31, 0x10000, 0x30001, 0xffffffff],
+    0x828: [1, 0, 0xffffffff],
+    0x830: [0xffffffff, 0, 0x100, 0x200, 0x300],
+    0x840: [0, 0xffffffff],
+    0x848: [0, 0xffffffff, 0xffeeffff],
+    0x850: [0, 0xffffffff],
+    0x858: [0, 0xffffffff],
+    0x880: None,                       # DM_DTRAN_ADDR: see dma_addr()
+}
+SCC_REGS = [0x1000 + 8 * i for i in range(15)]
+SD_COMMANDS = [0, 2, 3, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 21, 23, 24,
+               25, 26, 27, 28, 29, 30, 32, 33, 35, 36, 38, 41, 42, 55, 56]
+
+
+class Gen:
+    """Draws qtest commands; every command gets exactly one answer line."""
+
+    def __init__(self, rng, rca):
+        self.r = rng
+        self.rca = rca
+
+    def pick(self, seq):
+        return seq[self.r.randrange(len(seq))]
+
+    def anyval(self, bits):
+        r = self.r.random()
+        if r < 0.3:
+            return self.r.getrandbits(bits)
+        if r < 0.6:
+            return 1 << self.r.randrange(bits)
+        return self.pick([0, (1 << bits) - 1, 1, 2, 0x80, 0x100])
+
+    def dma_addr(self):
+        # RAM, the DMAC's own window, other devices, holes, IOVAs
+        return self.pick([
+            RAM, RAM + 0x80 * self.r.randrange(0x10000), PT_POOL,
+            self.pick(SDHI), self.pick(SDHI) + 0x800, IPMMU_MM, IPMMU_DS1,
+            0x0, 0x1000, 0x3ff00000, 0xfff00000, 0xe6000000, 0x40000000,
+            0xfffff000, self.r.getrandbits(32) & ~0x7f])
+
+    def sd_cmd(self):
+        c = self.pick(SD_COMMANDS)
+        rsp = self.pick([0x300, 0x400, 0x500, 0x600, 0x700, 0x000, 0x400])
+        flags = 0
+        if self.r.random() < 0.5:
+            flags |= 0x800                                  # DATA
+            flags |= self.pick([0, 0x1000])                 # READ
+            flags |= self.pick([0, 0x2000, 0x2000 | 0x4000])
+        if self.r.random() < 0.05:
+            flags |= self.r.getrandbits(16) & 0xffc0
+        return c | rsp | flags
+
+    def sdhi_write(self, out):
+        base = self.pick(SDHI)
+        r = self.r.random()
+        if r < 0.55:
+            off = self.pick(list(SD_REGS))
+            vals = SD_REGS[off]
+            if off == 0x000:
+                val = self.sd_cmd()
+            elif self.r.random() < 0.8:
+                val = self.pick(vals)
+            else:
+                val = self.anyval(16)
+            size = 4 if off in (0x028, 0x010) and self.r.random() < 0.5 else 2
+            out.append(f'write{"l" if size == 4 else "w"} '
+                       f'0x{base + off:x} 0x{val & 0xffffffff:x}')
+        elif r < 0.85:
+            off = self.pick(list(DM_REGS))
+            val = self.dma_addr() if off == 0x880 else (
+                self.pick(DM_REGS[off]) if self.r.random() < 0.8
+                else self.anyval(32))
+            out.append(f'writel 0x{base + off:x} 0x{val:x}')
+        elif r < 0.95:
+            off = self.pick(SCC_REGS)
+            out.append(f'writel 0x{base + off:x} 0x{self.anyval(32):x}')
+        else:
+            off = self.r.randrange(0x2000) & ~1
+            out.append(f'writew 0x{base + off:x} 0x{self.anyval(16):x}')
+
+    def sdhi_read(self, out):
+        base = self.pick(SDHI)
+        off = self.pick([0x070, 0x078, 0x0c0, 0x0c0, 0x030, 0x840, 0x850,
+                         0x1000, 0x1028, 0x1030, 0x1070,
+                         self.r.randrange(0x2000) & ~1])
+        out.append(f'readw 0x{base + off:x}')
+
+    def ipmmu_write(self, out):
+        base = self.pick([IPMMU_MM, IPMMU_MM, IPMMU_DS1])
+        r = self.r.random()
+        ctx = self.r.randrange(8)
+        if r < 0.45:
+            reg = self.pick([0x00, 0x08, 0x10, 0x14, 0x20, 0x28])
+            if reg == 0x08:
+                val = (0x80000000 * self.r.randrange(2) |
+                       self.r.randrange(4) << 6 | self.r.randrange(8) |
+                       (self.anyval(32) if self.r.random() < 0.1 else 0))
+            elif reg == 0x10:
+                val = PT_POOL + 0x1000 * self.r.randrange(16) + \
+                    self.pick([0, 0x20, 0x8])
+            elif reg == 0x00:
+                val = self.pick([1, 3, 5, 7, 0, 2, self.anyval(32)])
+            else:
+                val = self.anyval(32)
+            out.append(f'writel 0x{base + ctx * 0x40 + reg:x} 0x{val:x}')
+        elif r < 0.85:
+            utlb = self.pick(UTLB_OF_SDHI + [self.r.randrange(48)])
+            off = 0x300 + utlb * 16 if utlb < 32 else 0x600 + (utlb - 32) * 16
+            val = self.pick([1, 3, 0, 1 | ctx << 4, 3 | ctx << 4,
+                             1 | 0xf << 4, self.anyval(32)])
+            out.append(f'writel 0x{base + off:x} 0x{val:x}')
+        else:
+            off = self.r.randrange(0x1000) & ~3
+            out.append(f'writel 0x{base + off:x} 0x{self.anyval(32):x}')
+
+    def page_table(self, out):
+        # A descriptor somewhere in the pool: tables, pages, blocks
+        slot = PT_POOL + 0x1000 * self.r.randrange(16) + \
+            8 * self.pick([0, 1, 2, 3, self.r.randrange(512)])
+        kind = self.r.random()
+        attrs = 0x400 | self.pick([0, 0x80, 0x40, 0x4000000000000000])
+        if kind < 0.35:
+            val = PT_POOL + 0x1000 * self.r.randrange(16) | 3
+        elif kind < 0.75:
+            target = self.pick([RAM + 0x1000 * self.r.randrange(256),
+                                self.pick(SDHI), IPMMU_MM, 0x0, 0xe6000000,
+                                0x100000000, 0xff00000000])
+            val = target | attrs | self.pick([3, 1, 3])
+        else:
+            val = self.anyval(64)
+        out.append(f'writeq 0x{slot:x} 0x{val:x}')
+
+    def card_init(self, out):
+        base = SDHI[self.pick([0, 2])]
+        emmc = base == SDHI[2]
+
+        def cmd(c, arg):
+            out.append(f'writel 0x{base + 0x010:x} 0x{arg:x}')
+            out.append(f'writew 0x{base + 0x000:x} 0x{c:x}')
+            out.append(f'writew 0x{base + 0x070:x} 0x0')
+            out.append(f'writew 0x{base + 0x078:x} 0x0')
+        out.append(f'writew 0x{base + 0x380:x} 0x7')
+        cmd(0x300 | 0, 0)
+        if emmc:
+            cmd(0x700 | 1, 0x40ff8080)
+            out.append('clock_step 2000000')
+            cmd(0x700 | 1, 0x40ff8080)
+            cmd(0x600 | 2, 0)
+            cmd(0x400 | 3, 1 << 16)
+            cmd(0x500 | 7, 1 << 16)
+            if self.r.random() < 0.3:
+                # SWITCH to a partition, or some other EXT_CSD byte
+                cmd(0x500 | 6, 3 << 24 | self.pick([179, 183, 185, 177,
+                                                    self.r.randrange(256)])
+                    << 16 | self.r.randrange(256) << 8)
+        else:
+            cmd(0x400 | 8, 0x1aa)
+            cmd(0x400 | 55, 0)
+            cmd(0x700 | 41, 0x40ff8000)
+            out.append('clock_step 2000000')
+            cmd(0x400 | 55, 0)
+            cmd(0x700 | 41, 0x40ff8000)
+            cmd(0x600 | 2, 0)
+            cmd(0x400 | 3, 0)
+            cmd(0x500 | 7, self.rca << 16)
+        cmd(0x400 | 16, 512)
+
+    def data_command(self, out):
+        """A well-formed DMA or PIO transfer set-up, to get deep quickly."""
+        base = SDHI[self.pick([0, 2, 0, 2, 1, 3])]
+        read = self.r.random() < 0.5
+        blocks = self.pick([1, 2, 8, 16, 0x7ff, 0xffffffff])
+        sector = self.pick([0, 16, 8191, 8192, 100, 2047,
+                            self.r.getrandbits(16)])
+        out.append(f'writew 0x{base + 0x098:x} 0x'
+                   f'{self.pick([512, 512, 1023, 64, 8, 0]):x}')
+        out.append(f'writel 0x{base + 0x028:x} 0x{blocks:x}')
+        out.append(f'writew 0x{base + 0x020:x} 0x100')
+        dma = self.r.random() < 0.7
+        out.append(f'writew 0x{base + 0x360:x} 0x{2 if dma else 0:x}')
+        out.append(f'writel 0x{base + 0x820:x} 0x'
+                   f'{0x10031 if read else 0x31:x}')
+        out.append(f'writel 0x{base + 0x880:x} 0x{self.dma_addr():x}')
+        arg = sector * 512 if base == SDHI[0] else sector
+        out.append(f'writel 0x{base + 0x010:x} 0x{arg & 0xffffffff:x}')
+        c = (18 if read else 25) if blocks > 1 else (17 if read else 24)
+        flags = 0x400 | 0x800 | (0x1000 if read else 0) | \
+            (0x2000 if blocks > 1 else 0)
+        if self.r.random() < 0.2:
+            flags ^= self.pick([0x400 ^ 0x300, 0x800, 0x4000])
+        out.append(f'writew 0x{base:x} 0x{c | flags:x}')
+        if dma and self.r.random() < 0.9:
+            out.append(f'writel 0x{base + 0x828:x} 0x1')
+
+    def ram_write(self, out):
+        addr = self.pick([RAM, PT_POOL]) + 8 * self.r.randrange(0x4000)
+        out.append(f'writeq 0x{addr:x} 0x{self.anyval(64):x}')
+
+    def clock(self, out):
+        out.append('clock_step %d' % self.pick(
+            [10, 100, 1000, 10000, 100000, 1000000, 10000000]))
+
+    def ops(self, n):
+        """n operations, each one or more qtest commands"""
+        weights = [(self.sdhi_write, 30), (self.sdhi_read, 8),
+                   (self.ipmmu_write, 12), (self.page_table, 10),
+                   (self.card_init, 1), (self.data_command, 8),
+                   (self.ram_write, 3), (self.clock, 10)]
+        funcs = [f for f, _ in weights]
+        cum = [w for _, w in weights]
+        out = []
+        for _ in range(n):
+            self.r.choices(funcs, cum_weights=None, weights=cum)[0](out)
+        return out
+
+
+class Qemu:
+    def __init__(self, args, hang_timeout, workdir):
+        self.hang_timeout = hang_timeout
+        self.stderr = open(os.path.join(workdir, 'stderr'), 'w+b')
+        env = dict(os.environ)
+        env.setdefault('ASAN_OPTIONS', 'detect_leaks=0:abort_on_error=1')
+        env.setdefault('UBSAN_OPTIONS',
+                       'halt_on_error=1:abort_on_error=1:print_stacktrace=1')
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=self.stderr, env=env)
+        self.buf = b''
+
+    def send(self, cmds):
+        """Send the commands and read one answer line for each.
+        Returns None, or what went wrong."""
+        data = ('\n'.join(cmds) + '\n').encode()
+        fd = self.p.stdout.fileno()
+        want = len(cmds)
+        sent = 0
+        deadline = time.monotonic() + self.hang_timeout
+        os.set_blocking(self.p.stdin.fileno(), False)
+        while want:
+            wlist = [self.p.stdin] if sent < len(data) else []
+            r, w, _ = select.select([fd], wlist, [], 0.5)
+            if w:
+                try:
+                    sent += os.write(self.p.stdin.fileno(), data[sent:])
+                except BrokenPipeError:
+                    return self.died()
+            if r:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return self.died()
+                self.buf += chunk
+                lines = self.buf.split(b'\n')
+                self.buf = lines[-1]
+                for line in lines[:-1]:
+                    if line.startswith(b'OK') or line.startswith(b'FAIL') \
+                            or line.startswith(b'ERR'):
+                        want -= 1
+                deadline = time.monotonic() + self.hang_timeout
+            elif time.monotonic() > deadline:
+                return 'hang: no answer for %d s' % self.hang_timeout
+            if self.p.poll() is not None and not r:
+                return self.died()
+        return None
+
+    def died(self):
+        rc = self.p.wait()
+        self.stderr.seek(0)
+        err = self.stderr.read().decode(errors='replace')
+        tail = '\n'.join(err.splitlines()[-15:])
+        return f'QEMU exited with {rc}:\n{tail}'
+
+    def sanitizer_report(self):
+        self.stderr.seek(0)
+        err = self.stderr.read().decode(errors='replace')
+        for marker in ('ERROR: AddressSanitizer', 'runtime error:',
+                       'ERROR: LeakSanitizer'):
+            if marker in err:
+                return err
+        return None
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        self.stderr.close()
+
+
+def qemu_args(qemu, sd_img, emmc_img):
+    return [qemu, '-M', 'r8a77951-salvator-xs', '-smp', '1', '-m', '256M',
+            '-accel', 'qtest', '-qtest', 'stdio', '-display', 'none',
+            '-serial', 'none', '-monitor', 'none', '-seed', '1',
+            '-global', 'emmc.boot-partition-size=1048576',
+            '-drive', f'if=sd,index=0,file={sd_img},format=raw',
+            '-drive', f'if=sd,index=2,file={emmc_img},format=raw']
+
+
+def find_rca(args, workdir):
+    """The SD card's RCA under -seed 1, for the bring-up sequences"""
+    q = Qemu(args, 30, workdir)
+    base = SDHI[0]
+    out = []
+    for c, a in ((0x300, 0), (0x408, 0x1aa), (0x437, 0), (0x729, 0x40ff8000)):
+        out += [f'writel 0x{base + 0x10:x} 0x{a:x}', f'writew 0x{base:x} '
+                f'0x{c:x}']
+    out += ['clock_step 2000000', f'writel 0x{base + 0x10:x} 0x0',
+            f'writew 0x{base:x} 0x437', f'writel 0x{base + 0x10:x} '
+            '0x40ff8000', f'writew 0x{base:x} 0x729',
+            f'writew 0x{base:x} 0x602', f'writew 0x{base:x} 0x403']
+    err = q.send(out)
+    if err:
+        sys.exit(f'fuzz: QEMU did not start: {err}')
+    q.p.stdin.write(f'readw 0x{base + 0x38:x}\n'.encode())
+    q.p.stdin.flush()
+    line = q.p.stdout.readline().decode().split()
+    q.close()
+    return int(line[1], 16)
+
+
+def make_image(path, size):
+    with open(path, 'wb') as f:
+        rng = random.Random(size)
+        f.write(rng.randbytes(size))
+
+
+def run_one(args, ops, seed, batch, hang_timeout, workdir, rca):
+    """One QEMU: returns (operations done, finding or None, commands)"""
+    g = Gen(random.Random(seed), rca)
+    q = Qemu(args, hang_timeout, workdir)
+    sent = []
+    done = 0
+    finding = None
+    try:
+        while done < ops and not finding:
+            n = min(batch, ops - done)
+            cmds = g.ops(n)
+            sent += cmds
+            finding = q.send(cmds)
+            done += n
+        if not finding:
+            finding = q.sanitizer_report()
+    finally:
+        q.close()
+    return done, finding, sent
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument('--qemu', default=os.path.join(
+        top, 'build/qemu-build/qemu-system-aarch64'))
+    ap.add_argument('--seed', type=int, default=None,
+                    help='first run seed (default: random)')
+    ap.add_argument('--ops', type=int, default=0,
+                    help='stop after this many operations')
+    ap.add_argument('--seconds', type=float, default=0,
+                    help='stop after this long')
+    ap.add_argument('--ops-per-run', type=int, default=20000)
+    ap.add_argument('--hang-timeout', type=float, default=20)
+    ap.add_argument('--out', default=os.path.join(top, 'build/fuzz'),
+                    help='where reproducers go')
+    ap.add_argument('--replay', help='send the commands of this file')
+    a = ap.parse_args()
+    if not a.ops and not a.seconds and not a.replay:
+        ap.error('give --ops, --seconds or --replay')
+
+    os.makedirs(a.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix='rcar-fuzz-')
+    sd_img = os.path.join(work, 'sd.img')
+    emmc_img = os.path.join(work, 'emmc.img')
+    make_image(sd_img, IMG_SIZE)
+    make_image(emmc_img, IMG_SIZE + (2 << 20))
+    args = qemu_args(a.qemu, sd_img, emmc_img)
+
+    if a.replay:
+        with open(a.replay) as f:
+            cmds = [line.strip() for line in f
+                    if line.strip() and not line.startswith('#')]
+        q = Qemu(args, a.hang_timeout, work)
+        err = q.send(cmds) or q.sanitizer_report()
+        q.close()
+        print(err or 'replay: QEMU is alive')
+        return 1 if err else 0
+
+    rca = find_rca(args, work)
+    seed = a.seed if a.seed is not None else random.SystemRandom().getrandbits(31)
+    start = time.monotonic()
+    total = runs = findings = 0
+    while True:
+        if a.ops and total >= a.ops:
+            break
+        if a.seconds and time.monotonic() - start >= a.seconds:
+            break
+        ops = a.ops_per_run if not a.ops else min(a.ops_per_run,
+                                                  a.ops - total)
+        run_seed = seed + runs
+        # each run starts from fresh images
+        make_image(sd_img, IMG_SIZE)
+        make_image(emmc_img, IMG_SIZE + (2 << 20))
+        done, finding, cmds = run_one(args, ops, run_seed, 500,
+                                      a.hang_timeout, work, rca)
+        total += done
+        runs += 1
+        if finding:
+            findings += 1
+            path = os.path.join(a.out, f'finding-seed{run_seed}.qtest')
+            with open(path, 'w') as f:
+                f.write(f'# {" ".join(args)}\n')
+                f.write(''.join(f'# {line}\n' for line in
+                                finding.splitlines()))
+                f.write('\n'.join(cmds) + '\n')
+            print(f'fuzz: finding in run seed {run_seed}: '
+                  f'{finding.splitlines()[0]} -> {path}', flush=True)
+    secs = time.monotonic() - start
+    print(f'fuzz: seed {seed}, {secs:.0f} s, {total / max(secs, 1e-9):.0f} '
+          'operations/s')
+    print(f'fuzz: {total} operations, {runs} runs, {findings} findings')
+    return 1 if findings else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
