@@ -7,6 +7,13 @@
 #   make check    set up everything, run every test (style, qtests, boot tests)
 #   make bench    set up everything, run the benchmark (scripts/bench.py):
 #                 build/bench/report.md, report.csv, report.png
+#   make fuzz     fuzz the SDHI, DMAC, SCC and IPMMU over qtest on the
+#                 ASan + UBSan build for FUZZ_SECONDS (600); reproducers in
+#                 build/fuzz/
+#
+# SANITIZE=1 (make check SANITIZE=1, make run SANITIZE=1...) uses QEMU built
+# with ASan + UBSan in build/qemu-build-san for everything.  make check runs
+# our qtests and a short fuzz pass on that build in any case.
 #
 # Everything lands in build/.  QEMU_SRC=/path/to/qemu builds against a QEMU
 # checkout of your own instead of Debian's source package.
@@ -14,8 +21,11 @@
 SHELL := /bin/bash
 PAGE_SIZE ?= 4k
 export PAGE_SIZE
+SANITIZE ?= 0
+export SANITIZE
+FUZZ_SECONDS ?= 600
 
-.PHONY: all deps qemu guest kernel initramfs run shell check bench export-patches clean
+.PHONY: all deps qemu guest kernel initramfs run shell check bench fuzz export-patches clean
 
 all: qemu guest
 
@@ -48,8 +58,13 @@ shell: qemu guest
 check: qemu guest
 	@scripts/check.sh
 
+fuzz: deps
+	@SANITIZE=1 scripts/build-qemu.sh >/dev/null
+	@/usr/bin/python3 scripts/fuzz.py --seconds $(FUZZ_SECONDS) \
+	    --qemu build/qemu-build-san/qemu-system-aarch64
+
 export-patches: deps
 	@scripts/export-patches.sh
 
 clean:
-	rm -rf build/qemu-build build/qemu-src build/patches
+	rm -rf build/qemu-build build/qemu-build-san build/qemu-src build/patches

@@ -15,6 +15,14 @@ else
     QEMU_TREE=$BUILD/qemu-src
     QEMU_BUILD=$BUILD/qemu-build
 fi
+# SANITIZE=1: the same tree built with AddressSanitizer and UBSan, apart
+QEMU_BUILD_SAN=$QEMU_BUILD-san
+if [ "${SANITIZE:-0}" = 1 ]; then
+    QEMU_BUILD=$QEMU_BUILD_SAN
+fi
+# Sanitizer reports fail the process that has them
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 QEMU=$QEMU_BUILD/qemu-system-aarch64
 # Downloads and built kernels that a fresh clone may reuse (never required)
 CACHE=${RCAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rcar-gen3-qemu}

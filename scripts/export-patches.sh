@@ -12,6 +12,15 @@ work=$BUILD/patches/qemu
 out=$BUILD/patches/series
 series=$TOP/patches/qemu/series
 
+# The series is signed off by whoever exports it: the patches in
+# patches/qemu/ carry a project placeholder, which is no valid sign-off.
+name=$(git -C "$TOP" config user.name || true)
+email=$(git -C "$TOP" config user.email || true)
+[ -n "$name" ] && [ -n "$email" ] ||
+    die "set your identity first (git config user.name / user.email): the series is signed off with it"
+me="$name <$email>"
+PLACEHOLDER="R-Car Gen3 QEMU <rcar-gen3@localhost>"
+
 log "importing the pristine QEMU source into a scratch git repository"
 rm -rf "$work" "$out"; mkdir -p "$work" "$out"
 rsync -a --exclude=.git --exclude=/build --exclude=.rcar-unpacked "$PRISTINE"/ "$work"/
@@ -36,13 +45,18 @@ while IFS= read -r line; do
         git -C "$work" add "$f"
         assigned[$f]=1
     done
-    git -C "$work" commit -q --amend --no-edit
+    # The exporter is the author and signs off (the placeholder goes)
+    git -C "$work" log -1 --format=%B | grep -vxF "Signed-off-by: $PLACEHOLDER" \
+        > "$work/.msg"
+    git -C "$work" -c user.name="$name" -c user.email="$email" \
+        commit -q --amend --reset-author -s -F "$work/.msg"
 done < "$series"
+rm -f "$work/.msg"
 
 # Every new file of ours must be part of some patch.  (No pipe into
 # grep -q here: under pipefail, printf's SIGPIPE when grep stops early
 # made the check fail at random.)
-for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs); do
+for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs configs); do
     [ -n "${assigned[$f]:-}" ] ||
         die "$f is not assigned to a patch in patches/qemu/series"
 done

@@ -354,7 +354,8 @@ class Qemu:
 
 def qemu_args(qemu, sd_img, emmc_img):
     return [qemu, '-M', 'r8a77951-salvator-xs', '-smp', '1', '-m', '256M',
-            '-accel', 'qtest', '-qtest', 'stdio', '-display', 'none',
+            '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
+            '-display', 'none',
             '-serial', 'none', '-monitor', 'none', '-seed', '1',
             '-global', 'emmc.boot-partition-size=1048576',
             '-drive', f'if=sd,index=0,file={sd_img},format=raw',
@@ -426,6 +427,8 @@ def main():
     ap.add_argument('--out', default=os.path.join(top, 'build/fuzz'),
                     help='where reproducers go')
     ap.add_argument('--replay', help='send the commands of this file')
+    ap.add_argument('--tap', action='store_true',
+                    help='end with one TAP result line')
     a = ap.parse_args()
     if not a.ops and not a.seconds and not a.replay:
         ap.error('give --ops, --seconds or --replay')
@@ -435,7 +438,7 @@ def main():
     sd_img = os.path.join(work, 'sd.img')
     emmc_img = os.path.join(work, 'emmc.img')
     make_image(sd_img, IMG_SIZE)
-    make_image(emmc_img, IMG_SIZE + (2 << 20))
+    make_image(emmc_img, 2 * IMG_SIZE)
     args = qemu_args(a.qemu, sd_img, emmc_img)
 
     if a.replay:
@@ -462,7 +465,7 @@ def main():
         run_seed = seed + runs
         # each run starts from fresh images
         make_image(sd_img, IMG_SIZE)
-        make_image(emmc_img, IMG_SIZE + (2 << 20))
+        make_image(emmc_img, 2 * IMG_SIZE)
         done, finding, cmds = run_one(args, ops, run_seed, 500,
                                       a.hang_timeout, work, rca)
         total += done
@@ -480,7 +483,11 @@ def main():
     secs = time.monotonic() - start
     print(f'fuzz: seed {seed}, {secs:.0f} s, {total / max(secs, 1e-9):.0f} '
           'operations/s')
-    print(f'fuzz: {total} operations, {runs} runs, {findings} findings')
+    summary = f'{total} operations, {runs} runs, {findings} findings'
+    print(f'fuzz: {summary}')
+    if a.tap:
+        print(f'{"not ok" if findings else "ok"} 1 fuzz seed {seed}: {summary}')
+        print('1..1')
     return 1 if findings else 0
 
 

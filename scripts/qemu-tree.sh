@@ -12,7 +12,7 @@
 # but that are no longer ours are put back to their pristine state.
 . "$(dirname "$0")/common.sh"
 
-OVERLAY_DIRS=(hw include tests/qtest tests/functional docs)
+OVERLAY_DIRS=(hw include tests/qtest tests/functional docs configs)
 
 fetch_debian_qemu() {
     local srcdir=$BUILD/src
