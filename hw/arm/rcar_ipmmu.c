@@ -26,6 +26,7 @@
 #include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "trace.h"
@@ -716,11 +717,27 @@ static void rcar_ipmmu_unrealize(DeviceState *dev)
     g_free(s->name);
 }
 
-/* The cache is not state the guest can count on: start it empty */
+/*
+ * FLUSH completes at once and never stays set in IMCTR or IMUCTR: a stream
+ * with it set comes from no device this one could have been.  The cache is
+ * not state the guest can count on: it starts empty.
+ */
 static int rcar_ipmmu_post_load(void *opaque, int version_id)
 {
     RCarIPMMUState *s = RCAR_IPMMU(opaque);
 
+    for (unsigned c = 0; c < RCAR_IPMMU_NUM_CTX; c++) {
+        if (s->ctx[c].imctr & R_IMCTR_FLUSH_MASK) {
+            error_report("%s: context %u has IMCTR.FLUSH set", s->name, c);
+            return -EINVAL;
+        }
+    }
+    for (unsigned u = 0; u < RCAR_IPMMU_NUM_UTLBS; u++) {
+        if (s->imuctr[u] & R_IMUCTR_FLUSH_MASK) {
+            error_report("%s: uTLB %u has IMUCTR.FLUSH set", s->name, u);
+            return -EINVAL;
+        }
+    }
     memset(s->tlb, 0, sizeof(s->tlb));
     return 0;
 }
