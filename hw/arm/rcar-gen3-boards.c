@@ -21,6 +21,7 @@
 #include "hw/arm/boot.h"
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
+#include "hw/irq.h"
 #include "hw/qdev-properties.h"
 #include "system/block-backend.h"
 #include "system/blockdev.h"
@@ -31,6 +32,13 @@
 #define TYPE_RCAR_GEN3_MACHINE MACHINE_TYPE_NAME("rcar-gen3")
 OBJECT_DECLARE_TYPE(RCarGen3MachineState, RCarGen3MachineClass,
                     RCAR_GEN3_MACHINE)
+
+/* The card-detect (active low) and write-protect GPIOs of an SD slot */
+typedef struct RCarGen3SlotWiring {
+    unsigned sdhi;
+    unsigned cd_bank, cd_pin;
+    unsigned wp_bank, wp_pin;
+} RCarGen3SlotWiring;
 
 struct RCarGen3MachineClass {
     MachineClass parent_class;
@@ -45,6 +53,9 @@ struct RCarGen3MachineClass {
     unsigned emmc_sdhi;
     /* SDHI channels the board uses (enabled in the device tree) */
     uint32_t sdhi_used;
+    /* Where the SD slots' switches go: cd-gpios, wp-gpios of each SDHI */
+    const RCarGen3SlotWiring *slots;
+    unsigned num_slots;
 };
 
 /* The fastest bus mode the device tree lets Linux use on the eMMC */
@@ -563,6 +574,26 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
     }
 }
 
+/*
+ * The SD slots' switches: the card-detect switch pulls its GPIO low when a
+ * card is in, write protect reads high for a read-only card.
+ */
+static void rcar_gen3_wire_slots(RCarGen3MachineState *m)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+
+    for (unsigned i = 0; i < mc->num_slots; i++) {
+        const RCarGen3SlotWiring *w = &mc->slots[i];
+        DeviceState *sdhi = DEVICE(&m->soc->sdhi[w->sdhi]);
+
+        qdev_connect_gpio_out_named(sdhi, "card-detect", 0,
+            qemu_irq_invert(qdev_get_gpio_in(DEVICE(&m->soc->gpio[w->cd_bank]),
+                                             w->cd_pin)));
+        qdev_connect_gpio_out_named(sdhi, "write-protect", 0,
+            qdev_get_gpio_in(DEVICE(&m->soc->gpio[w->wp_bank]), w->wp_pin));
+    }
+}
+
 static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
 {
     RCarGen3MachineState *m = container_of(binfo, RCarGen3MachineState, binfo);
@@ -571,9 +602,113 @@ static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
     return MACHINE(m)->fdt;
 }
 
+/* Was a CPU with this MPIDR created (-smp)? */
+static bool rcar_gen3_has_cpu(RCarGen3MachineState *m, uint64_t mpidr)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+
+    for (unsigned i = 0; i < m->soc->num_cpus; i++) {
+        if (rcar_gen3_cpu_mpidr(sc, i) == mpidr) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Drop the cpu-map entries (cluster/core nodes) whose "cpu" is one of the
+ * @num phandles in @gone, and clusters left with no entry.  Returns
+ * whether anything is left under @node.
+ */
+#define FDT_MAX_CHILDREN 64
+
+static bool fdt_prune_cpu_map(void *fdt, int node, const uint32_t *gone,
+                              unsigned num)
+{
+    const fdt32_t *cpu = fdt_getprop(fdt, node, "cpu", NULL);
+    int children[FDT_MAX_CHILDREN];
+    unsigned num_children = 0;
+    bool left = false;
+    int child;
+
+    if (cpu) {
+        for (unsigned i = 0; i < num; i++) {
+            if (fdt32_to_cpu(*cpu) == gone[i]) {
+                fdt_nop_node(fdt, node);
+                return false;
+            }
+        }
+        return true;
+    }
+    /* NOPing a node ends an iteration over it: collect the children first */
+    fdt_for_each_subnode(child, fdt, node) {
+        if (num_children == FDT_MAX_CHILDREN) {
+            return true;            /* not a cpu-map of this SoC: keep it */
+        }
+        children[num_children++] = child;
+    }
+    for (unsigned i = 0; i < num_children; i++) {
+        left |= fdt_prune_cpu_map(fdt, children[i], gone, num);
+    }
+    if (!left) {
+        fdt_nop_node(fdt, node);
+    }
+    return left;
+}
+
+/*
+ * A DTB of the user's lists every CPU of the SoC; firmware on the board
+ * starts them all.  Leave out, as firmware would, the CPU nodes whose
+ * MPIDR QEMU did not create, and their cpu-map entries, so that Linux
+ * does not try to start them (PSCI would fail with -22).
+ */
+static void rcar_gen3_fdt_prune_cpus(RCarGen3MachineState *m, void *fdt)
+{
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    int acells = qemu_fdt_getprop_cell(fdt, "/cpus", "#address-cells", NULL,
+                                       NULL);
+    uint32_t gone[FDT_MAX_CHILDREN];
+    int gone_node[FDT_MAX_CHILDREN];
+    unsigned num_gone = 0;
+    int node, map;
+
+    if (cpus < 0) {
+        return;
+    }
+    fdt_for_each_subnode(node, fdt, cpus) {
+        const char *type = fdt_getprop(fdt, node, "device_type", NULL);
+        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", NULL);
+        uint64_t mpidr;
+
+        if (!type || strcmp(type, "cpu") || !reg) {
+            continue;
+        }
+        mpidr = fdt32_to_cpu(reg[0]);
+        if (acells == 2) {
+            mpidr = mpidr << 32 | fdt32_to_cpu(reg[1]);
+        }
+        if (rcar_gen3_has_cpu(m, mpidr)) {
+            continue;
+        }
+        if (num_gone < FDT_MAX_CHILDREN) {
+            gone_node[num_gone] = node;
+            gone[num_gone++] = fdt_get_phandle(fdt, node);
+        }
+    }
+    map = fdt_subnode_offset(fdt, cpus, "cpu-map");
+    if (map >= 0 && num_gone) {
+        fdt_prune_cpu_map(fdt, map, gone, num_gone);
+    }
+    /* NOPed nodes keep the offsets of the others valid */
+    for (unsigned i = 0; i < num_gone; i++) {
+        fdt_nop_node(fdt, gone_node[i]);
+    }
+}
+
 /*
  * hw/arm/boot.c replaces every /memory node with one for bank 0
- * (binfo.ram_size); put back the banks above it.
+ * (binfo.ram_size); put back the banks above it.  A DTB given with -dtb
+ * loses the CPUs that -smp did not create; nothing else of it changes.
  */
 static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
 {
@@ -581,6 +716,9 @@ static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
 
     for (unsigned i = 1; i < m->num_ram_banks; i++) {
         fdt_add_memory_bank(fdt, &m->ram_banks[i]);
+    }
+    if (MACHINE(m)->dtb) {
+        rcar_gen3_fdt_prune_cpus(m, fdt);
     }
 }
 
@@ -612,6 +750,7 @@ static void rcar_gen3_board_init(MachineState *ms)
     qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
     sysbus_realize_and_unref(SYS_BUS_DEVICE(m->soc), &error_fatal);
     rcar_gen3_attach_cards(m);
+    rcar_gen3_wire_slots(m);
 
     rcar_gen3_create_fdt(m);
 
@@ -702,6 +841,12 @@ static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
         "as on the board), hs200, or hs52 (no tuning)");
 }
 
+/* salvator-common.dtsi: &sdhi0 and &sdhi3 cd-gpios, wp-gpios */
+static const RCarGen3SlotWiring salvator_xs_slots[] = {
+    { .sdhi = 0, .cd_bank = 3, .cd_pin = 12, .wp_bank = 3, .wp_pin = 13 },
+    { .sdhi = 3, .cd_bank = 4, .cd_pin = 15, .wp_bank = 4, .wp_pin = 16 },
+};
+
 static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -721,6 +866,8 @@ static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
     /* salvator-common.dtsi: SD slots on SDHI0 and SDHI3, eMMC on SDHI2 */
     rmc->emmc_sdhi = 2;
     rmc->sdhi_used = BIT(0) | BIT(2) | BIT(3);
+    rmc->slots = salvator_xs_slots;
+    rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
 }
 
 static const TypeInfo rcar_gen3_machine_types[] = {

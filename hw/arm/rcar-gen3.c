@@ -21,6 +21,7 @@
 #include "hw/arm/bsa.h"
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
+#include "hw/irq.h"
 #include "hw/misc/unimp.h"
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
@@ -43,6 +44,16 @@ const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS] = {
     [RCAR_GEN3_DEV_SDHI2]      = 0xee140000,
     [RCAR_GEN3_DEV_SDHI3]      = 0xee160000,
     [RCAR_GEN3_DEV_DRAM0]      = 0x48000000,
+    [RCAR_GEN3_DEV_CPG]        = 0xe6150000,
+    [RCAR_GEN3_DEV_SYSC]       = 0xe6180000,
+    [RCAR_GEN3_DEV_GPIO0]      = 0xe6050000,
+    [RCAR_GEN3_DEV_GPIO0 + 1]  = 0xe6051000,
+    [RCAR_GEN3_DEV_GPIO0 + 2]  = 0xe6052000,
+    [RCAR_GEN3_DEV_GPIO0 + 3]  = 0xe6053000,
+    [RCAR_GEN3_DEV_GPIO0 + 4]  = 0xe6054000,
+    [RCAR_GEN3_DEV_GPIO0 + 5]  = 0xe6055000,
+    [RCAR_GEN3_DEV_GPIO0 + 6]  = 0xe6055400,
+    [RCAR_GEN3_DEV_GPIO0 + 7]  = 0xe6055800,
 };
 
 #define GIC_PAGE_SIZE 0x1000
@@ -65,17 +76,7 @@ static const RCarGen3Window rcar_gen3_catch_all[] = {
 
 /* r8a77951.dtsi windows that have no model yet */
 static const RCarGen3Window r8a77951_unimp[] = {
-    { "rcar-gen3.gpio0",     0xe6050000, 0x50 },
-    { "rcar-gen3.gpio1",     0xe6051000, 0x50 },
-    { "rcar-gen3.gpio2",     0xe6052000, 0x50 },
-    { "rcar-gen3.gpio3",     0xe6053000, 0x50 },
-    { "rcar-gen3.gpio4",     0xe6054000, 0x50 },
-    { "rcar-gen3.gpio5",     0xe6055000, 0x50 },
-    { "rcar-gen3.gpio6",     0xe6055400, 0x50 },
-    { "rcar-gen3.gpio7",     0xe6055800, 0x50 },
     { "rcar-gen3.rwdt",      0xe6020000, 0x0c },
-    { "rcar-gen3.cpg",       0xe6150000, 0x1000 },
-    { "rcar-gen3.sysc",      0xe6180000, 0x400 },
     { "rcar-gen3.tsc",       0xe6198000, 0x3000 },
     { "rcar-gen3.intc-ex",   0xe61c0000, 0x200 },
     { "rcar-gen3.hscif0",    0xe6540000, 0x60 },
@@ -108,6 +109,9 @@ static const RCarGen3Window r8a77951_unimp[] = {
     { "rcar-gen3.ipmmu-ir",  0xff8b0000, 0x1000 },
     { "rcar-gen3.ipmmu-rt",  0xffc80000, 0x1000 },
 };
+
+/* Pins of GPIO banks 0-7 ("gpio-ranges" in r8a77951.dtsi) */
+static const uint8_t r8a77951_gpio_pins[] = { 16, 29, 15, 16, 18, 26, 32, 4 };
 
 /* DRAM banks of the H3: the 32-bit window, then the 40-bit ones */
 static const RCarGen3RamBank r8a77951_ram_banks[] = {
@@ -370,6 +374,73 @@ static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
     return true;
 }
 
+/* A module reset from the CPG for a device without an input of its own */
+static void rcar_gen3_reset_device(void *opaque, int n, int level)
+{
+    if (level) {
+        device_cold_reset(DEVICE(opaque));
+    }
+}
+
+static void rcar_gen3_connect_module_reset(RCarGen3State *s, unsigned module,
+                                           qemu_irq irq)
+{
+    qdev_connect_gpio_out_named(DEVICE(&s->cpg), "module-reset",
+                                RCAR_CPG_MODULE(module), irq);
+}
+
+/*
+ * The CPG's resets go to the modules that are modelled: the SDHIs have a
+ * "module-reset" input (they are reset while it is high, as Linux's
+ * renesas_sdhi_reset() expects), the others are reset when it rises.
+ */
+static void rcar_gen3_wire_module_resets(RCarGen3State *s)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+
+    for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
+        rcar_gen3_connect_module_reset(s, RCAR_GEN3_MOD_SDHI0 - i,
+            qdev_get_gpio_in_named(DEVICE(&s->sdhi[i]), "module-reset", 0));
+    }
+    rcar_gen3_connect_module_reset(s, RCAR_GEN3_MOD_SCIF2,
+        qemu_allocate_irq(rcar_gen3_reset_device, &s->scif2, 0));
+    for (unsigned i = 0; i < sc->num_gpio_banks; i++) {
+        rcar_gen3_connect_module_reset(s, RCAR_GEN3_MOD_GPIO0 - i,
+            qemu_allocate_irq(rcar_gen3_reset_device, &s->gpio[i], 0));
+    }
+}
+
+static bool rcar_gen3_realize_clocks_and_power(RCarGen3State *s,
+                                               Error **errp)
+{
+    if (!sysbus_realize(SYS_BUS_DEVICE(&s->cpg), errp) ||
+        !sysbus_realize(SYS_BUS_DEVICE(&s->sysc), errp)) {
+        return false;
+    }
+    sysbus_mmio_map(SYS_BUS_DEVICE(&s->cpg), 0,
+                    rcar_gen3_memmap[RCAR_GEN3_DEV_CPG]);
+    sysbus_mmio_map(SYS_BUS_DEVICE(&s->sysc), 0,
+                    rcar_gen3_memmap[RCAR_GEN3_DEV_SYSC]);
+    return true;
+}
+
+static bool rcar_gen3_realize_gpio(RCarGen3State *s, Error **errp)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+
+    for (unsigned i = 0; i < sc->num_gpio_banks; i++) {
+        SysBusDevice *gpio = SYS_BUS_DEVICE(&s->gpio[i]);
+
+        qdev_prop_set_uint32(DEVICE(gpio), "num-pins", sc->gpio_pins[i]);
+        if (!sysbus_realize(gpio, errp)) {
+            return false;
+        }
+        sysbus_mmio_map(gpio, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_GPIO0 + i]);
+        sysbus_connect_irq(gpio, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_GPIO0 + i));
+    }
+    return true;
+}
+
 static bool rcar_gen3_map_ram(RCarGen3State *s, Error **errp)
 {
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
@@ -406,6 +477,13 @@ static void rcar_gen3_init(Object *obj)
     object_initialize_child(obj, "prr", &s->prr, TYPE_RCAR_PRR);
     object_initialize_child(obj, "rst", &s->rst, TYPE_RCAR_RST);
     object_initialize_child(obj, "pfc", &s->pfc, TYPE_RCAR_PFC);
+    object_initialize_child(obj, "cpg", &s->cpg, sc->cpg_type);
+    object_initialize_child(obj, "sysc", &s->sysc, sc->sysc_type);
+    for (unsigned i = 0; i < sc->num_gpio_banks; i++) {
+        g_autofree char *name = g_strdup_printf("gpio%u", i);
+
+        object_initialize_child(obj, name, &s->gpio[i], TYPE_RCAR_GPIO);
+    }
     object_initialize_child(obj, "scif2", &s->scif2, TYPE_SH_SERIAL);
     object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
@@ -453,11 +531,14 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
     sysbus_mmio_map(SYS_BUS_DEVICE(&s->pfc), 0,
                     rcar_gen3_memmap[RCAR_GEN3_DEV_PFC]);
 
-    if (!rcar_gen3_realize_scif2(s, errp) ||
+    if (!rcar_gen3_realize_clocks_and_power(s, errp) ||
+        !rcar_gen3_realize_gpio(s, errp) ||
+        !rcar_gen3_realize_scif2(s, errp) ||
         !rcar_gen3_realize_ipmmu(s, errp) ||
         !rcar_gen3_realize_sdhi(s, errp)) {
         return;
     }
+    rcar_gen3_wire_module_resets(s);
 
     for (unsigned i = 0; i < sc->num_unimp; i++) {
         create_unimplemented_device(sc->unimp[i].name, sc->unimp[i].base,
@@ -508,6 +589,10 @@ static void r8a77951_class_init(ObjectClass *oc, void *data)
      * whole nanoseconds, so 8333333 Hz (120 ns) is the closest exact rate.
      */
     sc->cntfrq = 8333333;
+    sc->cpg_type = TYPE_RCAR_CPG_R8A77951;
+    sc->sysc_type = TYPE_RCAR_SYSC_R8A77951;
+    sc->num_gpio_banks = ARRAY_SIZE(r8a77951_gpio_pins);
+    memcpy(sc->gpio_pins, r8a77951_gpio_pins, sizeof(r8a77951_gpio_pins));
     sc->ram_banks = r8a77951_ram_banks;
     sc->num_ram_banks = ARRAY_SIZE(r8a77951_ram_banks);
     sc->unimp = r8a77951_unimp;

@@ -168,6 +168,8 @@ REG32(SCC_TMPPORT7, 0x1070)
  * (and qtest's clock_step) from ever getting past it.
  */
 #define DMA_CHUNK_NS    1000
+/* DMA to or from device registers moves this much per timer callback */
+#define DMA_MMIO_BYTES  (4 * KiB)
 /* DM_DTRAN_ADDR[6:0] are reserved: the DMAC works on 128-byte units */
 #define DMA_ADDR_ALIGN  128
 
@@ -661,7 +663,7 @@ static void sdhi_dma_count_run(RenesasSDHIState *s, hwaddr addr,
  */
 static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
                                   uint8_t *buf, hwaddr len, bool to_memory,
-                                  hwaddr *moved)
+                                  hwaddr *moved, bool *all_ram)
 {
     MemTxAttrs attrs = MEMTXATTRS_UNSPECIFIED;
     uint64_t where = RUN_NONE;
@@ -688,6 +690,8 @@ static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
                                  attrs);
     if (memory_region_is_ram(mr)) {
         where = memory_region_get_ram_addr(mr) + xlat;
+    } else {
+        *all_ram = false;
     }
     sdhi_dma_count_run(s, addr, where, plen);
     res = address_space_rw(xlt.target_as, pa, attrs, buf, plen, to_memory);
@@ -704,7 +708,8 @@ static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
  */
 static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, uint32_t gen,
                                    hwaddr addr, uint8_t *buf, hwaddr len,
-                                   bool to_memory, hwaddr *done)
+                                   bool to_memory, hwaddr *done,
+                                   bool *all_ram)
 {
     MemTxResult res = MEMTX_OK;
     hwaddr moved;
@@ -712,7 +717,7 @@ static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, uint32_t gen,
     for (*done = 0; *done < len && res == MEMTX_OK && s->phase_gen == gen;
          *done += moved) {
         res = sdhi_dma_piece(s, addr + *done, buf + *done, len - *done,
-                             to_memory, &moved);
+                             to_memory, &moved, all_ram);
     }
     return res;
 }
@@ -769,18 +774,21 @@ static void sdhi_dma_advance(RenesasSDHIState *s, uint32_t blocks)
     }
 }
 
+/* What became of some blocks of a DMA step */
+typedef enum SDHIDMAOutcome {
+    SDHI_DMA_MOVED,             /* all of them moved */
+    SDHI_DMA_ENDED,             /* the data phase ended (error, timeout) */
+    SDHI_DMA_GONE,              /* a memory access ended the phase */
+} SDHIDMAOutcome;
+
 /*
- * DMA: move up to DMA_CHUNK_BYTES, then come back from the timer.  With a
- * fixed address (ADDR_MODE 0) every block goes to the same place, so the
- * chunk is one block.
+ * Move @blocks blocks between the card and memory.  *@all_ram is cleared
+ * when a piece went to or came from something else than RAM.
  */
-static void sdhi_dma_step(RenesasSDHIState *s)
+static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
+                                      uint32_t blocks, bool *all_ram)
 {
     bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
-    uint32_t gen = s->phase_gen;
-    uint32_t chunk = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE) ?
-                     MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
-    uint32_t blocks = MIN(s->blocks_left, chunk);
     uint32_t moved;
     MemTxResult res;
     hwaddr done;
@@ -788,10 +796,11 @@ static void sdhi_dma_step(RenesasSDHIState *s)
     if (read) {
         moved = sdhi_card_read(s, s->dma_buf, blocks);
         res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
-                              (hwaddr)moved * s->blksz, true, &done);
+                              (hwaddr)moved * s->blksz, true, &done, all_ram);
     } else {
         res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
-                              (hwaddr)blocks * s->blksz, false, &done);
+                              (hwaddr)blocks * s->blksz, false, &done,
+                              all_ram);
         /* Only whole blocks that came from memory go to the card */
         moved = s->phase_gen == gen ?
                 sdhi_card_write(s, s->dma_buf, done / s->blksz) : 0;
@@ -799,14 +808,58 @@ static void sdhi_dma_step(RenesasSDHIState *s)
     if (s->phase_gen != gen) {
         /* The phase ended under a memory access: nothing here is ours */
         trace_renesas_sdhi_data_abort("phase ended during DMA", 0);
-        return;
+        return SDHI_DMA_GONE;
     }
     sdhi_dma_advance(s, MIN(moved, done / s->blksz));
     if (res != MEMTX_OK) {
         sdhi_dma_error(s, res);
-    } else if (moved < blocks) {
+        return SDHI_DMA_ENDED;
+    }
+    if (moved < blocks) {
         sdhi_data_timeout(s);
-    } else if (s->blocks_left) {
+        return SDHI_DMA_ENDED;
+    }
+    return SDHI_DMA_MOVED;
+}
+
+/*
+ * DMA: move up to DMA_CHUNK_BYTES, then come back from the timer.  With a
+ * fixed address (ADDR_MODE 0) every block goes to the same place, so the
+ * chunk is one block.  Device registers are much slower to move data to
+ * or from than RAM: a step starts with a few blocks, takes the rest of
+ * the chunk at once if they were all RAM, and otherwise moves at most
+ * DMA_MMIO_BYTES before it comes back.
+ */
+static void sdhi_dma_step(RenesasSDHIState *s)
+{
+    uint32_t gen = s->phase_gen;
+    uint32_t chunk = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE) ?
+                     MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
+    uint32_t slow = MAX(DMA_MMIO_BYTES / s->blksz, 1);
+    uint32_t todo = MIN(s->blocks_left, chunk);
+    uint32_t blocks = MIN(todo, slow);
+    uint32_t slow_moved = 0;
+
+    while (todo) {
+        bool all_ram = true;
+
+        switch (sdhi_dma_blocks(s, gen, blocks, &all_ram)) {
+        case SDHI_DMA_MOVED:
+            break;
+        case SDHI_DMA_ENDED:
+        case SDHI_DMA_GONE:
+            return;
+        }
+        todo -= blocks;
+        if (!all_ram) {
+            slow_moved += blocks;
+            if (slow_moved >= slow) {
+                break;
+            }
+        }
+        blocks = all_ram ? todo : MIN(todo, slow);
+    }
+    if (s->blocks_left) {
         sdhi_xfer_rearm(s);
     } else {
         sdhi_end_data(s, true, true);
@@ -1307,11 +1360,19 @@ static const MemoryRegionOps renesas_sdhi_ops = {
     },
 };
 
+/* The slot's switches, as the card in it sets them */
+static void sdhi_update_switches(RenesasSDHIState *s, bool inserted)
+{
+    qemu_set_irq(s->card_detect, inserted);
+    qemu_set_irq(s->write_protect, inserted && sdbus_get_readonly(&s->sdbus));
+}
+
 static void renesas_sdhi_set_inserted(DeviceState *dev, bool inserted)
 {
     RenesasSDHIState *s = RENESAS_SDHI(dev);
 
     trace_renesas_sdhi_set_inserted(inserted);
+    sdhi_update_switches(s, inserted);
     /* Native hot-plug: INSERT/REMOVE events (core.c:631-648) */
     s->info1 |= inserted ? R_SD_INFO1_CARD_INSERT_MASK :
                            R_SD_INFO1_CARD_REMOVE_MASK;
@@ -1335,6 +1396,13 @@ static void renesas_sdhi_module_reset(void *opaque, int n, int level)
 static void renesas_sdhi_reset_hold(Object *obj, ResetType type)
 {
     sdhi_reset_module(RENESAS_SDHI(obj));
+}
+
+static void renesas_sdhi_reset_exit(Object *obj, ResetType type)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(obj);
+
+    sdhi_update_switches(s, sdbus_get_inserted(&s->sdbus));
 }
 
 /* Every tap that "x-bad-taps" names must exist */
@@ -1381,6 +1449,9 @@ static void renesas_sdhi_init(Object *obj)
     sysbus_init_irq(sbd, &s->irq);
     qdev_init_gpio_in_named(DEVICE(obj), renesas_sdhi_module_reset,
                             "module-reset", 1);
+    qdev_init_gpio_out_named(DEVICE(obj), &s->card_detect, "card-detect", 1);
+    qdev_init_gpio_out_named(DEVICE(obj), &s->write_protect, "write-protect",
+                             1);
     s->xfer_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, sdhi_xfer_timer, s);
 
     object_property_add_uint64_ptr(obj, "x-commands", &s->stat_commands,
@@ -1574,6 +1645,7 @@ static void renesas_sdhi_class_init(ObjectClass *klass, void *data)
     dc->vmsd = &vmstate_renesas_sdhi;
     device_class_set_props(dc, renesas_sdhi_properties);
     rc->phases.hold = renesas_sdhi_reset_hold;
+    rc->phases.exit = renesas_sdhi_reset_exit;
     /* Reason: part of the R-Car Gen3 SoC, wired to its IOMMU and GIC */
     dc->user_creatable = false;
 }

@@ -292,8 +292,8 @@ static void test_emmc_cmd23_shorter_than_seccnt(void)
     qtest_memread(qts, RAM_BUF, data, 5 * BLKSZ);
     sdhi_check_against_image(emmc_img, 500, data, 4);
     g_assert_cmpmem(data + 4 * BLKSZ, BLKSZ, ff, BLKSZ);
-    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes"),
-                     ==, 4 * BLKSZ);
+    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2",
+                                       "x-dma-bytes"), ==, 4 * BLKSZ);
     qtest_quit(qts);
 }
 

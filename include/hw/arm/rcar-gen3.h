@@ -12,10 +12,13 @@
 #include "hw/arm/rcar_ipmmu.h"
 #include "hw/char/sh_serial.h"
 #include "hw/cpu/cluster.h"
+#include "hw/gpio/rcar_gpio.h"
 #include "hw/intc/arm_gic.h"
+#include "hw/misc/rcar_cpg.h"
 #include "hw/misc/rcar_prr.h"
 #include "hw/misc/rcar_pfc.h"
 #include "hw/misc/rcar_rst.h"
+#include "hw/misc/rcar_sysc.h"
 #include "hw/or-irq.h"
 #include "hw/sd/renesas_sdhi.h"
 #include "hw/sysbus.h"
@@ -33,6 +36,7 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define RCAR_GEN3_NUM_SPIS          480
 #define RCAR_GEN3_MAX_RAM_BANKS     4
 #define RCAR_GEN3_NUM_SDHI          4
+#define RCAR_GEN3_MAX_GPIO_BANKS    8
 /* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
 #define RCAR_GEN3_GICC_PAGES        2
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
@@ -54,11 +58,16 @@ enum {
     RCAR_GEN3_DEV_SDHI2,
     RCAR_GEN3_DEV_SDHI3,
     RCAR_GEN3_DEV_DRAM0,
+    RCAR_GEN3_DEV_CPG,
+    RCAR_GEN3_DEV_SYSC,
+    RCAR_GEN3_DEV_GPIO0,        /* GPIO n at RCAR_GEN3_DEV_GPIO0 + n */
+    RCAR_GEN3_DEV_GPIO7 = RCAR_GEN3_DEV_GPIO0 + RCAR_GEN3_MAX_GPIO_BANKS - 1,
     RCAR_GEN3_NUM_DEVS
 };
 
 /* GIC SPI numbers (GIC_SPI n in the device trees) */
 enum {
+    RCAR_GEN3_SPI_GPIO0 = 4,            /* GPIO bank n is SPI 4 + n */
     RCAR_GEN3_SPI_SCIF2 = 164,
     RCAR_GEN3_SPI_SDHI0 = 165,          /* SDHI n is SPI 165 + n */
     RCAR_GEN3_SPI_IPMMU_MM = 196,
@@ -67,6 +76,11 @@ enum {
 
 /* SDHI n is wired to uTLB 32 + n of IPMMU-DS1 (r8a77951.dtsi "iommus") */
 #define RCAR_GEN3_SDHI0_UTLB    32
+
+/* CPG module numbers ("resets = <&cpg N>" in r8a77951.dtsi) */
+#define RCAR_GEN3_MOD_SCIF2     310
+#define RCAR_GEN3_MOD_SDHI0     314     /* SDHI n is 314 - n */
+#define RCAR_GEN3_MOD_GPIO0     912     /* GPIO n is 912 - n */
 
 typedef struct RCarGen3Window {
     const char *name;
@@ -95,6 +109,12 @@ struct RCarGen3Class {
     /* Where RAM goes, in order of filling */
     const RCarGen3RamBank *ram_banks;
     unsigned num_ram_banks;
+    /* The SoC's flavours of the CPG and SYSC models */
+    const char *cpg_type;
+    const char *sysc_type;
+    /* GPIO banks and their pins */
+    unsigned num_gpio_banks;
+    uint8_t gpio_pins[RCAR_GEN3_MAX_GPIO_BANKS];
     /* Windows with no model yet: RAZ/WI and logged under -d unimp */
     const RCarGen3Window *unimp;
     unsigned num_unimp;
@@ -111,6 +131,9 @@ struct RCarGen3State {
     RCarPrrState prr;
     RCarRstState rst;
     RCarPfcState pfc;
+    RCarCPGState cpg;
+    RCarSyscState sysc;
+    RCarGPIOState gpio[RCAR_GEN3_MAX_GPIO_BANKS];
     SHSerialState scif2;
     OrIRQState scif2_irq;
     RenesasSDHIState sdhi[RCAR_GEN3_NUM_SDHI];

@@ -41,6 +41,9 @@ struct RenesasSDHIState {
     MemoryRegion iomem;
     AddressSpace dma_as;
     qemu_irq irq;
+    /* The card's switches, for a board that wires them to GPIOs */
+    qemu_irq card_detect;       /* high: a card with its medium is in */
+    qemu_irq write_protect;     /* high: the card is read-only */
     /* Finishes data phases: a block of PIO, or a run of DMA */
     QEMUTimer *xfer_timer;
 
