@@ -25,7 +25,7 @@ SANITIZE ?= 0
 export SANITIZE
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps qemu guest kernel initramfs run shell check bench fuzz export-patches clean
+.PHONY: all deps qemu guest kernel initramfs dtbs run shell check bench fuzz export-patches clean
 
 all: qemu guest
 
@@ -41,7 +41,10 @@ kernel: deps
 initramfs: kernel
 	@tests/guest/build-initramfs.sh >/dev/null
 
-guest: kernel initramfs
+dtbs: deps
+	@tests/guest/build-dtbs.sh >/dev/null
+
+guest: kernel initramfs dtbs
 
 run: qemu guest
 	@/usr/bin/python3 scripts/demo.py

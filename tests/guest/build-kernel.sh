@@ -23,29 +23,13 @@ esac
 CROSS=aarch64-linux-gnu-
 JOBS=${JOBS:-$(nproc)}
 
-# Unpack linux-source-6.12 once into $LINUX.
-unpack_source() {
-    local deb tarball
-    [ -f "$LINUX/.unpacked" ] && return
-    deb=$(fetch_debs linux-source-6.12)
-    log "unpacking $(basename "$deb") (1.7 GB, once)"
-    rm -rf "$GUEST/linux-deb" "$LINUX"
-    dpkg-deb -x "$deb" "$GUEST/linux-deb"
-    tarball=$(ls "$GUEST"/linux-deb/usr/src/linux-source-6.12*.tar.* | head -n1)
-    mkdir -p "$LINUX"
-    tar -xf "$tarball" -C "$LINUX" --strip-components=1
-    rm -rf "$GUEST/linux-deb"
-    touch "$LINUX/.unpacked"
-}
-
 kmake() {
     local cc=${CROSS}gcc
     command -v ccache >/dev/null && cc="ccache $cc"
     make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS CC="$cc" "$@"
 }
 
-ver=$(deb_version linux-source-6.12)
-[ -n "$ver" ] || die "Debian 13 has no linux-source-6.12"
+ver=$(linux_source_version)
 LINUX=$GUEST/linux-$ver
 mkdir -p "$GUEST"
 fragment=$GUEST/kernel-$PAGE_SIZE.config
@@ -56,7 +40,7 @@ cached=$CACHE/kernels/Image-$PAGE_SIZE-$key
 out=$GUEST/kernel-$PAGE_SIZE-$key
 
 if [ ! -f "$cached" ]; then
-    unpack_source
+    unpack_linux_source "$ver"
     log "building the $PAGE_SIZE-page test kernel in $out (a few minutes)"
     mkdir -p "$out"
     kmake allnoconfig

@@ -54,3 +54,26 @@ build_base_root() {
     mkdir -p "$root/dev"
     install -m 0755 "$GUEST_SRC/init" "$root/init"
 }
+
+# The version of linux-source-6.12 that Debian 13 has now.
+linux_source_version() {
+    local ver
+    ver=$(deb_version linux-source-6.12)
+    [ -n "$ver" ] || die "Debian 13 has no linux-source-6.12"
+    echo "$ver"
+}
+
+# Unpack linux-source-6.12 (version $1) once into $GUEST/linux-$1.
+unpack_linux_source() {
+    local linux=$GUEST/linux-$1 deb tarball
+    [ -f "$linux/.unpacked" ] && return
+    deb=$(fetch_debs linux-source-6.12)
+    log "unpacking $(basename "$deb") (1.7 GB, once)"
+    rm -rf "$GUEST/linux-deb" "$linux"
+    dpkg-deb -x "$deb" "$GUEST/linux-deb"
+    tarball=$(ls "$GUEST"/linux-deb/usr/src/linux-source-6.12*.tar.* | head -n1)
+    mkdir -p "$linux"
+    tar -xf "$tarball" -C "$linux" --strip-components=1
+    rm -rf "$GUEST/linux-deb"
+    touch "$linux/.unpacked"
+}
