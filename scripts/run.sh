@@ -9,7 +9,17 @@ PAGE_SIZE=${PAGE_SIZE:-4k}
 [ -x "$QEMU" ] || die "build QEMU first: make qemu"
 [ -f "$GUEST/Image-$PAGE_SIZE" ] || die "build the guest first: make guest"
 
+# DTB=upstream: the unmodified DTB compiled from the kernel tree
+# (make guest builds it); DTB=<path>: any DTB; default: the generated one
+dtb=()
+case ${DTB:-} in
+    '') ;;
+    upstream) dtb=(-dtb "$GUEST/dtbs/r8a77951-salvator-xs.dtb") ;;
+    *) dtb=(-dtb "$DTB") ;;
+esac
+[ ${#dtb[@]} -eq 0 ] || [ -f "${dtb[1]}" ] || die "no DTB at ${dtb[1]}: make guest"
+
 set -x
-exec "$QEMU" -M r8a77951-salvator-xs -smp "${SMP:-2}" -m "${MEM:-2G}" -nographic \
+exec "$QEMU" "${dtb[@]}" -M r8a77951-salvator-xs -smp "${SMP:-2}" -m "${MEM:-2G}" -nographic \
     -kernel "$GUEST/Image-$PAGE_SIZE" -initrd "$GUEST/rootfs.cpio.gz" \
     -append "console=ttySC0,115200 earlycon rdinit=/init" "$@"

@@ -706,9 +706,25 @@ static void rcar_gen3_fdt_prune_cpus(RCarGen3MachineState *m, void *fdt)
 }
 
 /*
+ * iommu=off takes the IPMMU out of the SD/MMC hosts' path: a DTB of the
+ * user's must not send them through it either.
+ */
+static void rcar_gen3_fdt_drop_sdhi_iommus(void *fdt)
+{
+    int node = -1;
+
+    while ((node = fdt_node_offset_by_compatible(fdt, node,
+                                                 "renesas,rcar-gen3-sdhi"))
+           >= 0) {
+        fdt_delprop(fdt, node, "iommus");
+    }
+}
+
+/*
  * hw/arm/boot.c replaces every /memory node with one for bank 0
  * (binfo.ram_size); put back the banks above it.  A DTB given with -dtb
- * loses the CPUs that -smp did not create; nothing else of it changes.
+ * loses the CPUs that -smp did not create, and with iommu=off the SD/MMC
+ * hosts' "iommus"; nothing else of it changes.
  */
 static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
 {
@@ -719,6 +735,9 @@ static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
     }
     if (MACHINE(m)->dtb) {
         rcar_gen3_fdt_prune_cpus(m, fdt);
+        if (!m->iommu) {
+            rcar_gen3_fdt_drop_sdhi_iommus(fdt);
+        }
     }
 }
 

@@ -72,6 +72,23 @@ class RCarGen3Base(LinuxKernelTest):
         self.check_guest_value(f'{command} | sha256sum | cut -d" " -f1',
                                'SHA', expected)
 
+    def guest_int(self, command, name):
+        """The integer that a guest command prints.  Like check_guest_value,
+        the marker is split in the command so that its echo cannot match."""
+        exec_command(self, f'echo "VAL<$({command})>=""{name}"')
+        pattern = re.compile(rb'VAL<(-?[0-9]+)>=' + name.encode())
+        line = b''
+        while True:
+            c = self.vm.console_socket.recv(1)
+            if not c:
+                self.fail(f'EOF in console, expected the value of {name}')
+            line += c
+            if c == b'\n':
+                match = pattern.search(line)
+                if match:
+                    return int(match.group(1))
+                line = b''
+
     def power_off(self):
         exec_command_and_wait_for_pattern(self, 'poweroff -f',
                                           'reboot: Power down')
@@ -318,23 +335,6 @@ class RCarGen3IPMMU(RCarGen3Base):
                       self.qom(2, 'x-dma-largest-transfer'),
                       self.qom(2, 'x-dma-max-phys-runs'))
         return transfers, ios
-
-    def guest_int(self, command, name):
-        """The integer that a guest command prints.  Like check_guest_value,
-        the marker is split in the command so that its echo cannot match."""
-        exec_command(self, f'echo "VAL<$({command})>=""{name}"')
-        pattern = re.compile(rb'VAL<(-?[0-9]+)>=' + name.encode())
-        line = b''
-        while True:
-            c = self.vm.console_socket.recv(1)
-            if not c:
-                self.fail(f'EOF in console, expected the value of {name}')
-            line += c
-            if c == b'\n':
-                match = pattern.search(line)
-                if match:
-                    return int(match.group(1))
-                line = b''
 
     def check_written(self):
         self.assertEqual(sha256_of(self.emmc, self.IO_SIZE, self.IO_SIZE),
