@@ -625,13 +625,14 @@ static bool rcar_gen3_has_cpu(RCarGen3MachineState *m, uint64_t mpidr)
 static bool fdt_prune_cpu_map(void *fdt, int node, const uint32_t *gone,
                               unsigned num)
 {
-    const fdt32_t *cpu = fdt_getprop(fdt, node, "cpu", NULL);
+    int len;
+    const fdt32_t *cpu = fdt_getprop(fdt, node, "cpu", &len);
     int children[FDT_MAX_CHILDREN];
     unsigned num_children = 0;
     bool left = false;
     int child;
 
-    if (cpu) {
+    if (cpu && len >= sizeof(*cpu)) {
         for (unsigned i = 0; i < num; i++) {
             if (fdt32_to_cpu(*cpu) == gone[i]) {
                 fdt_nop_node(fdt, node);
@@ -658,9 +659,11 @@ static bool fdt_prune_cpu_map(void *fdt, int node, const uint32_t *gone,
 
 /*
  * A DTB of the user's lists every CPU of the SoC; firmware on the board
- * starts them all.  Leave out, as firmware would, the CPU nodes whose
- * MPIDR QEMU did not create, and their cpu-map entries, so that Linux
- * does not try to start them (PSCI would fail with -22).
+ * starts them all.  Mark "fail" the CPU nodes whose MPIDR QEMU did not
+ * create, and drop their cpu-map entries, so that Linux does not try to
+ * start them (PSCI would fail with -22).  The nodes stay, as the PMU and
+ * thermal nodes refer to them by phandle; of_get_next_cpu_node() skips
+ * them.
  */
 static void rcar_gen3_fdt_prune_cpus(RCarGen3MachineState *m, void *fdt)
 {
@@ -677,10 +680,12 @@ static void rcar_gen3_fdt_prune_cpus(RCarGen3MachineState *m, void *fdt)
     }
     fdt_for_each_subnode(node, fdt, cpus) {
         const char *type = fdt_getprop(fdt, node, "device_type", NULL);
-        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", NULL);
+        int len;
+        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
         uint64_t mpidr;
 
-        if (!type || strcmp(type, "cpu") || !reg) {
+        if (!type || strcmp(type, "cpu") || !reg ||
+            len < (acells == 2 ? 8 : 4)) {
             continue;
         }
         mpidr = fdt32_to_cpu(reg[0]);
@@ -699,9 +704,12 @@ static void rcar_gen3_fdt_prune_cpus(RCarGen3MachineState *m, void *fdt)
     if (map >= 0 && num_gone) {
         fdt_prune_cpu_map(fdt, map, gone, num_gone);
     }
-    /* NOPed nodes keep the offsets of the others valid */
-    for (unsigned i = 0; i < num_gone; i++) {
-        fdt_nop_node(fdt, gone_node[i]);
+    /*
+     * A new property moves the nodes after it: go from the last one back,
+     * so that the offsets still to use stay valid.
+     */
+    for (unsigned i = num_gone; i-- > 0;) {
+        fdt_setprop_string(fdt, gone_node[i], "status", "fail");
     }
 }
 

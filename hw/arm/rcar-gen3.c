@@ -391,8 +391,9 @@ static void rcar_gen3_connect_module_reset(RCarGen3State *s, unsigned module,
 
 /*
  * The CPG's resets go to the modules that are modelled: the SDHIs have a
- * "module-reset" input (they are reset while it is high, as Linux's
- * renesas_sdhi_reset() expects), the others are reset when it rises.
+ * "module-reset" input, the others are reset through the device's cold
+ * reset.  Either way the module is reset when its SRCR bit is set (Linux's
+ * cpg_mssr_reset() releases it 35 us later) and works again at once.
  */
 static void rcar_gen3_wire_module_resets(RCarGen3State *s)
 {

@@ -262,32 +262,17 @@ static void rcar_cpg_reset_exit(Object *obj, ResetType type)
 static void rcar_cpg_init(Object *obj)
 {
     RCarCPGState *s = RCAR_CPG(obj);
-    RCarCPGClass *c = RCAR_CPG_GET_CLASS(obj);
-
     memory_region_init_io(&s->iomem, obj, &rcar_cpg_ops, s, TYPE_RCAR_CPG,
                           RCAR_CPG_MMIO_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->iomem);
     qdev_init_gpio_out_named(DEVICE(obj), s->module_reset, "module-reset",
                              RCAR_CPG_NUM_MODULES);
-    assert(c->num_regs <= RCAR_CPG_MAX_CLK_REGS);
-}
-
-/* A module held in reset has its output high: resend it after a load */
-static int rcar_cpg_post_load(void *opaque, int version_id)
-{
-    RCarCPGState *s = opaque;
-
-    for (unsigned i = 0; i < RCAR_CPG_NUM_MSTP_REGS; i++) {
-        rcar_cpg_update_resets(s, i, 0);
-    }
-    return 0;
 }
 
 static const VMStateDescription vmstate_rcar_cpg = {
     .name = TYPE_RCAR_CPG,
     .version_id = 1,
     .minimum_version_id = 1,
-    .post_load = rcar_cpg_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32_ARRAY(smstpcr, RCarCPGState, RCAR_CPG_NUM_MSTP_REGS),
         VMSTATE_UINT32_ARRAY(srcr, RCarCPGState, RCAR_CPG_NUM_MSTP_REGS),
@@ -315,6 +300,7 @@ static void rcar_cpg_r8a77951_class_init(ObjectClass *klass, void *data)
 
     c->regs = r8a77951_cpg_regs;
     c->num_regs = ARRAY_SIZE(r8a77951_cpg_regs);
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(r8a77951_cpg_regs) > RCAR_CPG_MAX_CLK_REGS);
 }
 
 static const TypeInfo rcar_cpg_types[] = {

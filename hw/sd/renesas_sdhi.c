@@ -694,7 +694,9 @@ static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
         *all_ram = false;
     }
     sdhi_dma_count_run(s, addr, where, plen);
-    res = address_space_rw(xlt.target_as, pa, attrs, buf, plen, to_memory);
+    res = dma_memory_rw(xlt.target_as, pa, buf, plen,
+                        to_memory ? DMA_DIRECTION_FROM_DEVICE :
+                                    DMA_DIRECTION_TO_DEVICE, attrs);
     if (res == MEMTX_OK) {
         *moved = plen;
     }
@@ -1555,7 +1557,17 @@ static bool sdhi_data_phase_reachable(RenesasSDHIState *s)
         return !s->pio_ready && !s->buf_pos && s->blocks_left;
     }
     /* PIO: only a read has handed out its last block before it ends */
-    return !s->dma_started && (s->blocks_left || read);
+    if (s->dma_started || (!s->blocks_left && !read)) {
+        return false;
+    }
+    /* The guest owns a buffer it has not used up yet */
+    return !s->pio_ready || s->buf_pos < s->blksz;
+}
+
+/* A phase that waits for the timer rather than for the guest */
+static bool sdhi_waits_for_timer(RenesasSDHIState *s)
+{
+    return sdhi_busy(s) && (s->data_by_dma ? s->dma_started : !s->pio_ready);
 }
 
 static int renesas_sdhi_post_load(void *opaque, int version_id)
@@ -1568,6 +1580,10 @@ static int renesas_sdhi_post_load(void *opaque, int version_id)
                      s->data_dir, s->data_by_dma ? "DMA" : "PIO",
                      s->blocks_left, s->blksz);
         return -EINVAL;
+    }
+    /* A stream from a QEMU that had not armed the timer yet */
+    if (sdhi_waits_for_timer(s) && !timer_pending(s->xfer_timer)) {
+        sdhi_xfer_kick(s);
     }
     return 0;
 }
