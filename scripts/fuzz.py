@@ -297,14 +297,28 @@ class Qemu:
                                   stderr=self.stderr, env=env)
         self.buf = b''
 
+    def cpu_seconds(self):
+        """CPU time QEMU has used: a slow command on a loaded host is
+        still using it, a hang too; only the budget tells them apart"""
+        try:
+            with open(f'/proc/{self.p.pid}/stat') as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf(
+                'SC_CLK_TCK')
+        except OSError:
+            return 0.0
+
     def send(self, cmds):
         """Send the commands and read one answer line for each.
-        Returns None, or what went wrong."""
+        Returns None, or what went wrong: a hang is no answer while QEMU
+        used hang_timeout seconds of CPU (or ten times that of wall time
+        passed), so that a loaded host does not make one."""
         data = ('\n'.join(cmds) + '\n').encode()
         fd = self.p.stdout.fileno()
         want = len(cmds)
         sent = 0
-        deadline = time.monotonic() + self.hang_timeout
+        deadline = time.monotonic() + 10 * self.hang_timeout
+        cpu_deadline = self.cpu_seconds() + self.hang_timeout
         os.set_blocking(self.p.stdin.fileno(), False)
         while want:
             wlist = [self.p.stdin] if sent < len(data) else []
@@ -325,9 +339,12 @@ class Qemu:
                     if line.startswith(b'OK') or line.startswith(b'FAIL') \
                             or line.startswith(b'ERR'):
                         want -= 1
-                deadline = time.monotonic() + self.hang_timeout
-            elif time.monotonic() > deadline:
-                return 'hang: no answer for %d s' % self.hang_timeout
+                deadline = time.monotonic() + 10 * self.hang_timeout
+                cpu_deadline = self.cpu_seconds() + self.hang_timeout
+            elif (self.cpu_seconds() > cpu_deadline or
+                  time.monotonic() > deadline):
+                return ('hang: no answer for %d s of QEMU CPU time'
+                        % self.hang_timeout)
             if self.p.poll() is not None and not r:
                 return self.died()
         return None
