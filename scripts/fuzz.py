@@ -27,6 +27,7 @@ import argparse
 import os
 import random
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -447,6 +448,8 @@ def main():
     ap.add_argument('--out', default=os.path.join(top, 'build/fuzz'),
                     help='where reproducers go')
     ap.add_argument('--replay', help='send the commands of this file')
+    ap.add_argument('--progress', action='store_true',
+                    help='a line after every run')
     ap.add_argument('--tap', action='store_true',
                     help='end with one TAP result line')
     a = ap.parse_args()
@@ -482,7 +485,11 @@ def main():
     seed = a.seed if a.seed is not None else random.SystemRandom().getrandbits(31)
     start = time.monotonic()
     total = runs = findings = 0
-    while True:
+    stop = []
+    # SIGTERM or SIGINT: finish the run under way, then report
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.append(True))
+    while not stop:
         if a.ops and total >= a.ops:
             break
         if a.seconds and time.monotonic() - start >= a.seconds:
@@ -507,6 +514,10 @@ def main():
                 f.write('\n'.join(cmds) + '\n')
             print(f'fuzz: finding in run seed {run_seed}: '
                   f'{finding.splitlines()[0]} -> {path}', flush=True)
+        if a.progress:
+            print(f'fuzz: {total} operations, {runs} runs, {findings} '
+                  f'findings after {time.monotonic() - start:.0f} s',
+                  flush=True)
     secs = time.monotonic() - start
     print(f'fuzz: seed {seed}, {secs:.0f} s, {total / max(secs, 1e-9):.0f} '
           'operations/s')
