@@ -25,6 +25,7 @@
 /* R1 card status bits */
 #define R1_OUT_OF_RANGE     BIT(31)
 #define R1_ADDRESS_ERROR    BIT(30)
+#define R1_BLOCK_LEN_ERROR  BIT(29)
 #define R1_ERROR            BIT(19)
 #define R1_SWITCH_ERROR     BIT(7)
 
@@ -411,6 +412,27 @@ static void test_io_error_write(void)
     io_error(false, 8);
 }
 
+/*
+ * CMD16 with a block length of 0: a multiple-block read then never moved
+ * on (each byte a "block", the address unchanged), and a DMA chunk took
+ * seconds of host time with the BQL held.  Now BLOCK_LEN_ERROR, and the
+ * card keeps its 512-byte blocks.
+ */
+static void test_block_length_zero(void)
+{
+    QTestState *qts = boot_sd_card();
+    uint8_t buf[2 * BLKSZ], expect[2 * BLKSZ];
+
+    g_assert_cmphex(sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 16, 0) &
+                    R1_BLOCK_LEN_ERROR, !=, 0);
+    g_assert_cmphex(sdhi_dma_transfer(qts, SD_SLOT, true, 4, 2, RAM_BUF, 0) &
+                    DTRANEND1, ==, DTRANEND1);
+    qtest_memread(qts, RAM_BUF, buf, sizeof(buf));
+    sdhi_image_read(sd_img, 4, expect, sizeof(expect));
+    g_assert_cmpmem(buf, sizeof(buf), expect, sizeof(expect));
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     int fd, ret;
@@ -448,6 +470,8 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi-fuzz/io-error-read-single",
                    test_io_error_read_single);
     qtest_add_func("/renesas-sdhi-fuzz/io-error-write", test_io_error_write);
+    qtest_add_func("/renesas-sdhi-fuzz/block-length-zero",
+                   test_block_length_zero);
     ret = g_test_run();
     unlink(sd_img);
     unlink(blkdebug_conf);
