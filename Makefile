@@ -1,8 +1,8 @@
 # R-Car Gen3 emulation for QEMU: the front door.
 #
-#   make run      set up everything, boot the emulated Salvator-XS (R-Car H3)
-#                 with and without the IPMMU and report how Linux's block
-#                 requests reached the SD/MMC host (scripts/demo.py)
+#   make run      set up everything, boot the emulated board with and
+#                 without the IPMMU and report how Linux's block requests
+#                 reached the SD/MMC host (scripts/demo.py)
 #   make shell    boot it to a shell on the console
 #   make check    set up everything, run every test (style, qtests, boot tests)
 #   make bench    set up everything, run the benchmark (scripts/bench.py):
@@ -10,6 +10,11 @@
 #   make fuzz     fuzz the SDHI, DMAC, SCC and IPMMU over qtest on the
 #                 ASan + UBSan build for FUZZ_SECONDS (600); reproducers in
 #                 build/fuzz/
+#
+# MACHINE= picks the board of make run and make shell:
+# r8a77951-salvator-xs (R-Car H3, the default), r8a77965-salvator-xs
+# (R-Car M3-N) or r8a77990-ebisu (R-Car E3).  DTB=upstream boots it with
+# the unmodified upstream DTB instead of the generated one.
 #
 # SANITIZE=1 (make check SANITIZE=1, make run SANITIZE=1...) uses QEMU built
 # with ASan + UBSan in build/qemu-build-san for everything.  make check runs
@@ -24,6 +29,8 @@ export PAGE_SIZE
 SANITIZE ?= 0
 export SANITIZE
 FUZZ_SECONDS ?= 600
+MACHINE ?= r8a77951-salvator-xs
+export MACHINE
 
 .PHONY: all deps qemu guest kernel initramfs dtbs run shell check bench fuzz export-patches clean
 

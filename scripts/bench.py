@@ -4,10 +4,13 @@
 # IPMMU, and of its peers on the same host, same kernel and same workload.
 # A benchmark, not a test: it prints figures and never fails on a number.
 #
-# Rows (each a fresh boot; guest -smp 2 -m 1G; images are sparse raw
-# files, so reads after the first pass come from the host page cache):
+# Rows (each a fresh boot; guest -smp 2 -m 1G, 896M on E3; images are
+# sparse raw files, so reads after the first pass come from the host page
+# cache):
 #   sdhi-iommu-on / sdhi-iommu-off  r8a77951-salvator-xs, eMMC on SDHI2
-#   sdhi-iommu-on-64k               the same with the 64 KiB page kernel
+#   m3n-sdhi-iommu-on / -off        r8a77965-salvator-xs, eMMC on SDHI2
+#   e3-sdhi-iommu-on / -off         r8a77990-ebisu, eMMC on SDHI3
+#   sdhi-iommu-on-64k               the H3 with the 64 KiB page kernel
 #   virtio-blk                      -M virt, virtio-blk-pci
 #   sdhci-pci / sdhci-pci-bytewise  -M virt, sdhci-pci + sd-card, with the
 #                                   bulk data path and without it
@@ -31,25 +34,32 @@ import json
 import os
 import time
 
-from guestvm import (add_qemu_arguments, prepare, process_cpu_seconds,
-                     qom_get, run_guest)
+from guestvm import (BOARDS, add_qemu_arguments, prepare,
+                     process_cpu_seconds, qom_get, run_guest)
 
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 DISK_SIZE = 4 * GiB
-SDHI = '/machine/soc/sdhi2'
 SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs')
 # results.json: the host and duration of the run, next to the rows
 RUN_KEY = '_run'
 
+# The boards other than the H3: row prefix, machine, guest RAM (E3's
+# Ebisu has 896 MiB)
+OTHER_BOARDS = (('m3n', 'r8a77965-salvator-xs', '1G'),
+                ('e3', 'r8a77990-ebisu', '896M'))
+# The H3 rows and those of each other board: (board, off row, on row)
+BOARD_ROWS = [(BOARDS['r8a77951-salvator-xs'], 'sdhi-iommu-off',
+               'sdhi-iommu-on')] + \
+    [(BOARDS[m], f'{p}-sdhi-iommu-off', f'{p}-sdhi-iommu-on')
+     for p, m, _ in OTHER_BOARDS]
+
 # Hardware rows the issue quotes (bonnie++ K/s, Renesas eMMC HS400)
 HARDWARE = [
-    ('H3 board, no IPMMU', 'block input', 118682),
-    ('H3 board, IPMMU', 'block input', 195727),
-    ('M3-N board, no IPMMU', 'block input', 118384),
-    ('M3-N board, IPMMU', 'block input', 196351),
-    ('E3 board, no IPMMU', 'block input', 76958),
-    ('E3 board, IPMMU', 'block input', 138801),
+    row for b in BOARDS.values() for row in (
+        (f'{b.soc} board, no IPMMU', 'block input', b.hw_off),
+        (f'{b.soc} board, IPMMU', 'block input', b.hw_on))
+] + [
     ('H3 board, no IPMMU', 'block output', 117133),
     ('H3 board, IPMMU', 'block output', 130482),
 ]
@@ -97,10 +107,11 @@ class Row:
     """One machine configuration and what its workloads gave"""
 
     def __init__(self, name, label, machine, qemu_args, dev, console,
-                 sdhi=False, fs=False, bonnie=False, kernel=None):
+                 sdhi=None, fs=False, bonnie=False, kernel=None):
         self.name, self.label = name, label
         self.machine, self.qemu_args = machine, qemu_args
         self.dev, self.console = dev, console
+        # The QOM path of the SDHI with the eMMC, on SDHI rows
         self.sdhi, self.fs, self.bonnie = sdhi, fs, bonnie
         self.kernel = kernel
         self.results = {}
@@ -119,18 +130,20 @@ def rows(args):
     sd = os.path.join(args.workdir, 'sd.img')
     vblk = os.path.join(args.workdir, 'virtio.img')
     common = ('-smp', '2', '-m', '1G')
-    r8a = 'r8a77951-salvator-xs'
-    sdhi_args = common + ('-drive', f'if=sd,index=2,file={emmc},format=raw')
+    h3 = BOARDS['r8a77951-salvator-xs']
+    r8a = h3.machine
+    sdhi_args = common + ('-drive', f'if=sd,index={h3.emmc_sdhi},'
+                          f'file={emmc},format=raw')
     virt = 'virt'
     virt_args = common + ('-cpu', 'cortex-a57', '-nic', 'none')
     sd_drive = ('-drive', f'if=none,id=sd0,file={sd},format=raw',
                 '-device', 'sdhci-pci')
     out = [
         Row('sdhi-iommu-off', 'SDHI, IPMMU off', f'{r8a},iommu=off',
-            sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=True, fs=True,
+            sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=h3.sdhi_qom, fs=True,
             bonnie=True),
         Row('sdhi-iommu-on', 'SDHI, IPMMU on', f'{r8a},iommu=on',
-            sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=True, fs=True,
+            sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=h3.sdhi_qom, fs=True,
             bonnie=True),
         Row('virtio-blk', 'virtio-blk-pci (-M virt)', virt,
             virt_args + ('-drive', f'if=none,id=vd0,file={vblk},format=raw',
@@ -148,7 +161,7 @@ def rows(args):
         kernel = os.path.join(args.guest, f'Image-{ps}')
         row = Row(f'sdhi-iommu-on-{ps}', f'SDHI, IPMMU on, {ps} pages',
                   f'{r8a},iommu=on', sdhi_args, '/dev/mmcblk0', 'ttySC0',
-                  sdhi=True, fs=True, kernel=kernel)
+                  sdhi=h3.sdhi_qom, fs=True, kernel=kernel)
         if ps == '16k':
             row.skipped = ('Cortex-A57/A53 have no 16 KiB granule '
                            '(ID_AA64MMFR0.TGran16 = 0): the kernel cannot '
@@ -156,6 +169,15 @@ def rows(args):
         elif not os.path.exists(kernel):
             row.skipped = f'no {kernel}: PAGE_SIZE=64k make guest'
         out.append(row)
+    for prefix, machine, mem in OTHER_BOARDS:
+        b = BOARDS[machine]
+        args_b = ('-smp', '2', '-m', mem, '-drive',
+                  f'if=sd,index={b.emmc_sdhi},file={emmc},format=raw')
+        for iommu in ('off', 'on'):
+            out.append(Row(f'{prefix}-sdhi-iommu-{iommu}',
+                           f'{b.name}: SDHI, IPMMU {iommu}',
+                           f'{machine},iommu={iommu}', args_b, '/dev/mmcblk0',
+                           'ttySC0', sdhi=b.sdhi_qom, fs=True, bonnie=True))
     for path in (emmc, sd, vblk):
         make_disk(path)
     return out
@@ -172,7 +194,7 @@ def run_row(args, row):
     def sample(vm):
         s = {'cpu': process_cpu_seconds(vm.get_pid())}
         if row.sdhi:
-            s.update({c: qom_get(vm, SDHI, c) for c in SDHI_COUNTERS})
+            s.update({c: qom_get(vm, row.sdhi, c) for c in SDHI_COUNTERS})
         return s
 
     def on_mark(vm, key, value):
@@ -357,6 +379,31 @@ def bonnie_ratio_lines(by_name):
     return out
 
 
+def board_lines(by_name):
+    """One IPMMU on / off pair per board, beside that board's hardware"""
+    out = ['', '## IPMMU on / off on each board, beside the hardware', '',
+           'bonnie++ block input (K/s) with the IPMMU off and on, in QEMU '
+           'and as measured on the board (eMMC HS400); and fio sequential '
+           'read.  The ratios are what to compare.', '',
+           '| board | QEMU off | QEMU on | QEMU on / off | board off | '
+           'board on | board on / off | fio seq-read on / off |',
+           '|---|---|---|---|---|---|---|---|']
+    for b, off_name, on_name in BOARD_ROWS:
+        def fig(name, workload, col):
+            r = by_name.get(name)
+            f = figures(r, workload) if r else None
+            return f.get(col, 0) if f else 0
+        q_off = fig(off_name, 'bonnie', 'block input K/s')
+        q_on = fig(on_name, 'bonnie', 'block input K/s')
+        rd = ratio(fig(on_name, 'seq-read', 'MiB/s'),
+                   fig(off_name, 'seq-read', 'MiB/s'))
+        out.append(f'| {b.name} ({b.machine}) | {q_off or "-"} | '
+                   f'{q_on or "-"} | {ratio(q_on, q_off):.2f} | {b.hw_off} | '
+                   f'{b.hw_on} | {ratio(b.hw_on, b.hw_off):.2f} | '
+                   f'{rd:.2f} |')
+    return out
+
+
 def host_description():
     """The host CPU and how busy it was: figures move with both"""
     model = '?'
@@ -390,6 +437,7 @@ def write_markdown(path, all_rows, args):
              '## Targets', '',
              '| target | wanted | got | |', '|---|---|---|---|']
     lines += target_lines(by_name)
+    lines += board_lines(by_name)
     lines += ['', '## fio and dd', '',
               '| row | workload | MiB/s | IOPS | avg request KiB | '
               'host CPU ms/MiB | DMA transfers/MiB | runs/transfer |',

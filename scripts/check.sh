@@ -78,6 +78,8 @@ fi
 "${signoff[@]}" "$TOP/scripts/export-patches.sh" > "$LOGDIR/export-patches.log" 2>&1 ||
     { echo "  export-patches failed (see $LOGDIR/export-patches.log)"; failed=$((failed + 1)); }
 run_suite checkpatch checkpatch_tap
+# The SoC tables against the .dtsi files they come from
+run_suite memmap "$TOP/tests/guest/check-memmap.sh"
 
 # 2. qtests: every one of ours, and QEMU's own tests of SD hosts, which go
 #    through the patched card model.

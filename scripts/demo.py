@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 #
-# `make run`: boot the emulated Salvator-XS (R-Car H3) twice with the same
-# kernel, once with the SDHIs behind the IPMMU and once with iommu=off, run
+# `make run`: boot an emulated R-Car Gen3 board (MACHINE=, by default the
+# Salvator-XS with R-Car H3) twice with the same kernel, once with the SDHIs behind the IPMMU and once with iommu=off, run
 # the same O_DIRECT sequential read of the eMMC in both, and print what
 # Linux and the device models saw, side by side.
 #
@@ -16,7 +16,8 @@ import os
 import random
 import sys
 
-from guestvm import add_qemu_arguments, prepare, qom_get, run_guest
+from guestvm import (DEFAULT_MACHINE, add_qemu_arguments, board, prepare,
+                     qom_get, run_guest)
 
 MiB = 1024 * 1024
 
@@ -33,7 +34,7 @@ echo "RCAR-MARK max_sectors_kb=$(cat /sys/block/mmcblk0/queue/max_sectors_kb)"
 # Keep the eMMC host awake: each runtime resume resets it and Linux retunes
 # the HS400 eMMC, 16 tuning blocks that would count as DMA transfers here.
 # The small read takes the retune that waking it up asked for.
-echo on > /sys/bus/platform/devices/ee140000.mmc/power/control
+echo on > /sys/bus/platform/devices/@EMMC_DEV@/power/control
 dd if=/dev/mmcblk0 of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
 set -- $(cat /sys/block/mmcblk0/stat); ios=$1; sectors=$3
 echo "RCAR-MARK read-begin"
@@ -46,7 +47,6 @@ echo "RCAR-MARK read-end ios=$(( $1 - ios )) sectors=$(( $3 - sectors ))"
 echo "RCAR-MARK seconds=$start $end"
 '''
 
-SDHI = '/machine/soc/sdhi2'
 IPMMU = '/machine/soc/ipmmu-ds1'
 SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs',
                  'x-dma-multi-run-transfers')
@@ -71,7 +71,10 @@ def delta(after, before):
 
 
 def boot_and_read(args, iommu):
-    script = GUEST_SCRIPT.replace('@MB@', str(args.read_mib))
+    b = args.board
+    script = GUEST_SCRIPT.replace('@MB@', str(args.read_mib)).replace(
+        '@EMMC_DEV@', b.emmc_dev)
+    sdhi = b.sdhi_qom
     facts = {'groups': {}}
     sample = {}
 
@@ -80,14 +83,14 @@ def boot_and_read(args, iommu):
             dev, group = value.split('=', 1)
             facts['groups'][dev] = group or '-'
         elif key == 'read-begin':
-            sample['sdhi'] = counters(vm, SDHI, SDHI_COUNTERS)
+            sample['sdhi'] = counters(vm, sdhi, SDHI_COUNTERS)
             sample['ipmmu'] = counters(vm, IPMMU, IPMMU_COUNTERS)
         elif key == 'read-end':
-            facts['sdhi'] = delta(counters(vm, SDHI, SDHI_COUNTERS),
+            facts['sdhi'] = delta(counters(vm, sdhi, SDHI_COUNTERS),
                                   sample['sdhi'])
             facts['ipmmu'] = delta(counters(vm, IPMMU, IPMMU_COUNTERS),
                                    sample['ipmmu'])
-            facts['largest-runs'] = qom_get(vm, SDHI, 'x-dma-max-phys-runs')
+            facts['largest-runs'] = qom_get(vm, sdhi, 'x-dma-max-phys-runs')
             for kv in value.split():
                 k, v = kv.split('=')
                 facts[k] = int(v)
@@ -95,9 +98,10 @@ def boot_and_read(args, iommu):
             facts[key] = value
 
     dtb = ('-dtb', args.dtb) if args.dtb else ()
-    run_guest(args, f'r8a77951-salvator-xs,iommu={"on" if iommu else "off"}',
-              ('-smp', '2', '-m', '1G', *dtb,
-               '-drive', f'if=sd,index=2,file={args.emmc},format=raw'),
+    run_guest(args, f'{b.machine},iommu={"on" if iommu else "off"}',
+              ('-smp', '2', '-m', '768M', *dtb,
+               '-drive', f'if=sd,index={b.emmc_sdhi},file={args.emmc},'
+                         'format=raw'),
               script, on_mark)
     if 'sdhi' not in facts:
         sys.exit('demo: the guest did not run the read; run with -v')
@@ -110,7 +114,7 @@ def throughput(facts, read_mib):
     return f'{read_mib / (end - start):.1f} MiB/s' if end > start else '?'
 
 
-def report(on, off, read_mib):
+def report(b, on, off, read_mib):
     def row(label, a, b):
         print(f'  {label:<38} {a!s:<22} {b!s}')
 
@@ -118,7 +122,8 @@ def report(on, off, read_mib):
         return facts[num] / facts[den] if facts[den] else 0
 
     print()
-    print('R-Car Gen3 in QEMU: Linux on the emulated Salvator-XS')
+    print(f'R-Car Gen3 in QEMU: Linux on the emulated {b.name} '
+          f'({b.machine})')
     print(f'  SoC     {on.get("soc", "?")}')
     print(f'  kernel  {on.get("kernel", "?")}')
     print()
@@ -170,6 +175,11 @@ def main():
         build, 'guest', f'Image-{os.getenv("PAGE_SIZE", "4k")}'))
     ap.add_argument('--initrd', default=os.path.join(build, 'guest',
                                                      'rootfs.cpio.gz'))
+    ap.add_argument('--machine', default=os.getenv('MACHINE') or
+                    DEFAULT_MACHINE,
+                    help='the board (also from $MACHINE): '
+                    'r8a77951-salvator-xs (default), r8a77965-salvator-xs, '
+                    'r8a77990-ebisu')
     ap.add_argument('--read-mib', type=int, default=128)
     ap.add_argument('--dtb', default=os.getenv('DTB', ''),
                     help='"upstream" (the DTB compiled from the kernel '
@@ -179,9 +189,9 @@ def main():
     ap.add_argument('-v', '--verbose', action='store_true',
                     help='show the guest console')
     args = ap.parse_args()
+    args.board = board(args.machine)
     if args.dtb == 'upstream':
-        args.dtb = os.path.join(build, 'guest', 'dtbs',
-                                'r8a77951-salvator-xs.dtb')
+        args.dtb = os.path.join(build, 'guest', 'dtbs', args.board.dtb)
     if args.dtb and not os.path.exists(args.dtb):
         sys.exit(f'demo: no DTB at {args.dtb}: run make guest')
     prepare(args, os.path.join(build, 'demo'), 'demo', 'run make qemu guest')
@@ -189,13 +199,13 @@ def main():
     make_emmc(args.emmc, max(64, args.read_mib) * MiB)
 
     print(f'Device tree: {args.dtb or "generated by the board"}')
-    print(f'Booting r8a77951-salvator-xs with iommu=on, reading '
+    print(f'Booting {args.machine} with iommu=on, reading '
           f'{args.read_mib} MiB ...', flush=True)
     on = boot_and_read(args, True)
-    print(f'Booting r8a77951-salvator-xs with iommu=off, reading '
+    print(f'Booting {args.machine} with iommu=off, reading '
           f'{args.read_mib} MiB ...', flush=True)
     off = boot_and_read(args, False)
-    report(on, off, args.read_mib)
+    report(args.board, on, off, args.read_mib)
 
 
 if __name__ == '__main__':

@@ -18,6 +18,39 @@ import time
 MARK = re.compile(r'RCAR-MARK ([A-Za-z0-9_.+-]+)(?:[= ](.*))?$')
 
 
+class Board:
+    """What the tools need to know of a board: where its eMMC is (the
+    board's .dts), its upstream DTB, and the eMMC block input that the
+    hardware gave with the IPMMU off and on (K/s, the project's hardware
+    table)."""
+    def __init__(self, machine, name, emmc_sdhi, hw_off, hw_on):
+        self.machine = machine
+        self.name = name
+        self.soc = name.split()[0]
+        self.emmc_sdhi = emmc_sdhi
+        self.emmc_dev = f'ee1{2 * emmc_sdhi}0000.mmc'
+        self.sdhi_qom = f'/machine/soc/sdhi{emmc_sdhi}'
+        self.dtb = f'{machine}.dtb'
+        self.hw_off = hw_off
+        self.hw_on = hw_on
+
+
+BOARDS = {b.machine: b for b in (
+    Board('r8a77951-salvator-xs', 'H3 Salvator-XS', 2, 118682, 195727),
+    Board('r8a77965-salvator-xs', 'M3-N Salvator-XS', 2, 118384, 196351),
+    Board('r8a77990-ebisu', 'E3 Ebisu', 3, 76958, 138801),
+)}
+DEFAULT_MACHINE = 'r8a77951-salvator-xs'
+
+
+def board(machine):
+    """The Board of @machine, or exit with the list of those there are"""
+    if machine not in BOARDS:
+        sys.exit(f'unknown machine {machine!r}: one of '
+                 f'{", ".join(BOARDS)}')
+    return BOARDS[machine]
+
+
 def import_qemu_python(qemu_tree):
     sys.path.insert(0, os.path.join(qemu_tree, 'python'))
 

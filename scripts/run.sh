@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Boot the emulated Renesas Salvator-XS (R-Car H3) with the test kernel to
-# a shell on the console.  Extra arguments go to QEMU.  Quit with
+# Boot an emulated R-Car Gen3 board with the test kernel to a shell on the
+# console: MACHINE=r8a77951-salvator-xs (the default), r8a77965-salvator-xs
+# or r8a77990-ebisu.  Extra arguments go to QEMU.  Quit with
 # `poweroff -f` in the guest, or Ctrl-A X.
 . "$(dirname "$0")/common.sh"
 
@@ -11,15 +12,16 @@ PAGE_SIZE=${PAGE_SIZE:-4k}
 
 # DTB=upstream: the unmodified DTB compiled from the kernel tree
 # (make guest builds it); DTB=<path>: any DTB; default: the generated one
+MACHINE=${MACHINE:-r8a77951-salvator-xs}
 dtb=()
 case ${DTB:-} in
     '') ;;
-    upstream) dtb=(-dtb "$GUEST/dtbs/r8a77951-salvator-xs.dtb") ;;
+    upstream) dtb=(-dtb "$GUEST/dtbs/$MACHINE.dtb") ;;
     *) dtb=(-dtb "$DTB") ;;
 esac
 [ ${#dtb[@]} -eq 0 ] || [ -f "${dtb[1]}" ] || die "no DTB at ${dtb[1]}: make guest"
 
 set -x
-exec "$QEMU" "${dtb[@]}" -M r8a77951-salvator-xs -smp "${SMP:-2}" -m "${MEM:-2G}" -nographic \
+exec "$QEMU" "${dtb[@]}" -M "$MACHINE" -smp "${SMP:-2}" -m "${MEM:-768M}" -nographic \
     -kernel "$GUEST/Image-$PAGE_SIZE" -initrd "$GUEST/rootfs.cpio.gz" \
     -append "console=ttySC0,115200 earlycon rdinit=/init" "$@"

@@ -1,11 +1,12 @@
 /*
- * Renesas R-Car Gen3 boards: Salvator-XS with R-Car H3 (r8a77951)
+ * Renesas R-Car Gen3 boards: Salvator-XS with R-Car H3 (r8a77951) or
+ * M3-N (r8a77965), Ebisu with R-Car E3 (r8a77990)
  *
- * The board chooses the SoC, gives it the RAM and, when the user passes
- * no -dtb, generates a device tree that is a strict subset of the
- * upstream r8a77951-salvator-xs.dts: same node names, addresses,
- * interrupts and compatibles, so that the kernel's drivers and the
- * IPMMU allow list (which matches on device names) see the same machine.
+ * The board chooses the SoC, gives it the RAM, puts the cards in the
+ * SD/MMC hosts and wires the SD slots' switches.  When the user passes no
+ * -dtb it generates a device tree that is a strict subset of the upstream
+ * board .dts: the SoC adds its nodes (rcar-gen3-fdt.c), the board its
+ * memory, clocks, regulators, pin groups and which SD/MMC hosts it uses.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -37,6 +38,7 @@ OBJECT_DECLARE_TYPE(RCarGen3MachineState, RCarGen3MachineClass,
 typedef struct RCarGen3SlotWiring {
     unsigned sdhi;
     unsigned cd_bank, cd_pin;
+    bool has_wp;
     unsigned wp_bank, wp_pin;
 } RCarGen3SlotWiring;
 
@@ -51,6 +53,8 @@ struct RCarGen3MachineClass {
     uint32_t scif_fck_hz;
     /* The SDHI wired to the on-board eMMC; the others are SD slots */
     unsigned emmc_sdhi;
+    /* "fixed-emmc-driver-type" of the eMMC node; -1: none */
+    int emmc_driver_type;
     /* SDHI channels the board uses (enabled in the device tree) */
     uint32_t sdhi_used;
     /* Where the SD slots' switches go: cd-gpios, wp-gpios of each SDHI */
@@ -83,35 +87,12 @@ struct RCarGen3MachineState {
     /* SDHI channels with a card from -drive if=sd */
     uint32_t sdhi_with_card;
 
-    /* Properties; 0 means the SoC's default */
+    /* Properties */
+    bool prr_cut_set;           /* else the SoC's default */
     uint8_t prr_cut;
     bool iommu;
     RCarGen3EmmcMode emmc_mode;
 };
-
-/* GIC interrupt specifiers (include/dt-bindings/interrupt-controller) */
-#define GIC_SPI             0
-#define GIC_PPI             1
-#define IRQ_TYPE_LEVEL_HIGH 4
-#define IRQ_TYPE_LEVEL_LOW  8
-#define GIC_CPU_MASK_SIMPLE(n) (((1 << (n)) - 1) << 8)
-
-/* Set a string-list property from a NULL-terminated list of strings */
-static void G_GNUC_NULL_TERMINATED fdt_setprop_strings(void *fdt,
-                                                       const char *node,
-                                                       const char *prop, ...)
-{
-    g_autoptr(GString) buf = g_string_new(NULL);
-    const char *str;
-    va_list ap;
-
-    va_start(ap, prop);
-    while ((str = va_arg(ap, const char *))) {
-        g_string_append_len(buf, str, strlen(str) + 1);
-    }
-    va_end(ap);
-    qemu_fdt_setprop(fdt, node, prop, buf->str, buf->len);
-}
 
 static void fdt_add_memory_bank(void *fdt, const RCarGen3RamBank *bank)
 {
@@ -124,68 +105,6 @@ static void fdt_add_memory_bank(void *fdt, const RCarGen3RamBank *bank)
                                  2, bank->size);
 }
 
-static void fdt_add_cpus(RCarGen3MachineState *m, void *fdt)
-{
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-    unsigned n = m->soc->num_cpus;
-
-    qemu_fdt_add_subnode(fdt, "/cpus");
-    qemu_fdt_setprop_cell(fdt, "/cpus", "#address-cells", 1);
-    qemu_fdt_setprop_cell(fdt, "/cpus", "#size-cells", 0);
-
-    /*
-     * libfdt adds each subnode in front of its siblings: create the CPUs
-     * backwards so that they appear in MPIDR order, which is the order
-     * Linux numbers them in.
-     */
-    for (int i = n - 1; i >= 0; i--) {
-        unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
-        uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
-        g_autofree char *node = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
-        const char *type = sc->cluster_cpu_type[cluster];
-        /* "cortex-a57-arm-cpu" is "arm,cortex-a57" in the device tree */
-        int model_len = strlen(type) - strlen("-" TYPE_ARM_CPU);
-        g_autofree char *compat = g_strdup_printf("arm,%.*s", model_len, type);
-
-        qemu_fdt_add_subnode(fdt, node);
-        qemu_fdt_setprop_string(fdt, node, "device_type", "cpu");
-        qemu_fdt_setprop_string(fdt, node, "compatible", compat);
-        qemu_fdt_setprop_cell(fdt, node, "reg", mpidr);
-        qemu_fdt_setprop_string(fdt, node, "enable-method", "psci");
-        qemu_fdt_setprop_cell(fdt, node, "capacity-dmips-mhz",
-                              sc->cluster_dmips_mhz[cluster]);
-        qemu_fdt_setprop_cell(fdt, node, "phandle",
-                              qemu_fdt_alloc_phandle(fdt));
-    }
-
-    qemu_fdt_add_subnode(fdt, "/cpus/cpu-map");
-    for (int i = n - 1; i >= 0; i--) {
-        unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
-        uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
-        g_autofree char *cpu = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
-        unsigned core = mpidr & 0xff;
-        g_autofree char *node = g_strdup_printf(
-            "/cpus/cpu-map/cluster%u/core%u", cluster, core);
-
-        qemu_fdt_add_path(fdt, node);
-        qemu_fdt_setprop_phandle(fdt, node, "cpu", cpu);
-    }
-}
-
-static void fdt_add_timer(RCarGen3MachineState *m, void *fdt)
-{
-    uint32_t flags = GIC_CPU_MASK_SIMPLE(m->soc->num_cpus) | IRQ_TYPE_LEVEL_LOW;
-
-    qemu_fdt_add_subnode(fdt, "/timer");
-    qemu_fdt_setprop_string(fdt, "/timer", "compatible", "arm,armv8-timer");
-    /* The same order and PPIs as r8a77951.dtsi */
-    qemu_fdt_setprop_cells(fdt, "/timer", "interrupts",
-                           GIC_PPI, 13, flags, GIC_PPI, 14, flags,
-                           GIC_PPI, 11, flags, GIC_PPI, 10, flags);
-    fdt_setprop_strings(fdt, "/timer", "interrupt-names",
-                        "sec-phys", "phys", "virt", "hyp-phys", NULL);
-}
-
 static uint32_t fdt_add_fixed_clock(void *fdt, const char *name, uint32_t hz)
 {
     g_autofree char *node = g_strdup_printf("/%s", name);
@@ -195,28 +114,6 @@ static uint32_t fdt_add_fixed_clock(void *fdt, const char *name, uint32_t hz)
     qemu_fdt_setprop_string(fdt, node, "compatible", "fixed-clock");
     qemu_fdt_setprop_cell(fdt, node, "#clock-cells", 0);
     qemu_fdt_setprop_cell(fdt, node, "clock-frequency", hz);
-    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
-    return phandle;
-}
-
-static uint32_t fdt_add_gic(RCarGen3MachineState *m, void *fdt)
-{
-    const char *node = "/soc/interrupt-controller@f1010000";
-    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
-
-    qemu_fdt_add_subnode(fdt, node);
-    qemu_fdt_setprop_string(fdt, node, "compatible", "arm,gic-400");
-    qemu_fdt_setprop_cell(fdt, node, "#interrupt-cells", 3);
-    qemu_fdt_setprop_cell(fdt, node, "#address-cells", 0);
-    qemu_fdt_setprop(fdt, node, "interrupt-controller", NULL, 0);
-    qemu_fdt_setprop_sized_cells(fdt, node, "reg",
-        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST], 2, 0x1000,
-        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_CPU], 2, 0x20000,
-        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_VIFACE], 2, 0x20000,
-        2, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_VCPU], 2, 0x20000);
-    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_PPI, 9,
-                           GIC_CPU_MASK_SIMPLE(m->soc->num_cpus) |
-                           IRQ_TYPE_LEVEL_HIGH);
     qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
     return phandle;
 }
@@ -249,34 +146,29 @@ static uint32_t sdhi_enabled(RCarGen3MachineState *m)
     return RCAR_GEN3_MACHINE_GET_CLASS(m)->sdhi_used | m->sdhi_with_card;
 }
 
-static char *sdhi_node_path(unsigned n)
-{
-    return g_strdup_printf("/soc/mmc@%" HWADDR_PRIx,
-                           rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + n]);
-}
-
-/* Phandles of what the SDHI nodes refer to */
+/* Phandles of what the board's SDHI properties refer to */
 typedef struct RCarGen3SdhiFdtRefs {
     uint32_t clk;
     uint32_t vmmc;          /* 3.3 V card power */
     uint32_t vqmmc_1v8;     /* the eMMC's fixed 1.8 V I/O supply */
     uint32_t emmc_pins;     /* pin group of the eMMC channel, 1.8 V */
-    uint32_t ipmmu;         /* 0: no IPMMU */
 } RCarGen3SdhiFdtRefs;
 
 /*
- * The eMMC as salvator-common.dtsi describes it: 8 bits at 1.8 V, with
- * the pinctrl states without which the SDHI driver refuses 1.8 V
- * signalling, and the HS200/HS400 capabilities that emmc-mode allows.
+ * The eMMC as the board's .dts describes it: 8 bits at 1.8 V, with the
+ * pinctrl states without which the SDHI driver refuses 1.8 V signalling,
+ * and the HS200/HS400 capabilities that emmc-mode allows.
  */
 static void fdt_add_emmc_props(RCarGen3MachineState *m, void *fdt,
                                const char *node,
                                const RCarGen3SdhiFdtRefs *refs)
 {
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+
     qemu_fdt_setprop_cells(fdt, node, "pinctrl-0", refs->emmc_pins);
     qemu_fdt_setprop_cells(fdt, node, "pinctrl-1", refs->emmc_pins);
-    fdt_setprop_strings(fdt, node, "pinctrl-names", "default", "state_uhs",
-                        NULL);
+    rcar_gen3_fdt_setprop_strings(fdt, node, "pinctrl-names", "default",
+                                  "state_uhs", NULL);
     qemu_fdt_setprop_cell(fdt, node, "vqmmc-supply", refs->vqmmc_1v8);
     if (m->emmc_mode >= RCAR_GEN3_EMMC_HS200) {
         qemu_fdt_setprop(fdt, node, "mmc-hs200-1_8v", NULL, 0);
@@ -287,202 +179,104 @@ static void fdt_add_emmc_props(RCarGen3MachineState *m, void *fdt,
     qemu_fdt_setprop(fdt, node, "non-removable", NULL, 0);
     qemu_fdt_setprop(fdt, node, "no-sd", NULL, 0);
     qemu_fdt_setprop(fdt, node, "no-sdio", NULL, 0);
-    qemu_fdt_setprop_cell(fdt, node, "fixed-emmc-driver-type", 1);
+    if (mc->emmc_driver_type >= 0) {
+        qemu_fdt_setprop_cell(fdt, node, "fixed-emmc-driver-type",
+                              mc->emmc_driver_type);
+    }
     qemu_fdt_setprop(fdt, node, "full-pwr-cycle-in-suspend", NULL, 0);
 }
 
 /*
- * The SDHI nodes of r8a77951.dtsi with the board's settings.  The node
- * name is ABI: the IPMMU allow list matches "ee100000.mmc" and friends.
- * Fixed clock and regulator stand in for the CPG and the board's GPIO
- * regulators; no cd-gpios, so card detect is native (SD_INFO1).
+ * What the board adds to an SDHI node of the SoC: a fixed clock and
+ * regulator stand in for the CPG and the board's GPIO regulators; no
+ * cd-gpios, so card detect is native (SD_INFO1).
  */
-static void fdt_add_sdhi(RCarGen3MachineState *m, void *fdt, unsigned n,
-                         const RCarGen3SdhiFdtRefs *refs)
+static void fdt_add_sdhi_board_props(RCarGen3MachineState *m, void *fdt,
+                                     unsigned n,
+                                     const RCarGen3SdhiFdtRefs *refs)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-    g_autofree char *node = sdhi_node_path(n);
-    g_autofree char *compat = g_strdup_printf("renesas,sdhi-%s", sc->dt_name);
+    g_autofree char *node = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SDHI, n);
     bool emmc = n == mc->emmc_sdhi;
 
-    qemu_fdt_add_subnode(fdt, node);
-    fdt_setprop_strings(fdt, node, "compatible", compat,
-                        "renesas,rcar-gen3-sdhi", NULL);
-    qemu_fdt_setprop_sized_cells(fdt, node, "reg",
-                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + n],
-                                 2, RENESAS_SDHI_MMIO_SIZE);
-    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_SPI,
-                           RCAR_GEN3_SPI_SDHI0 + n, IRQ_TYPE_LEVEL_HIGH);
     qemu_fdt_setprop_cell(fdt, node, "clocks", refs->clk);
     qemu_fdt_setprop_string(fdt, node, "clock-names", "core");
-    qemu_fdt_setprop_cell(fdt, node, "max-frequency", 200000000);
     qemu_fdt_setprop_cell(fdt, node, "vmmc-supply", refs->vmmc);
     qemu_fdt_setprop_cell(fdt, node, "bus-width", emmc ? 8 : 4);
     if (emmc) {
         fdt_add_emmc_props(m, fdt, node, refs);
     }
-    if (refs->ipmmu) {
-        qemu_fdt_setprop_cells(fdt, node, "iommus", refs->ipmmu,
-                               RCAR_GEN3_SDHI0_UTLB + n);
-    }
-    if (!(sdhi_enabled(m) & BIT(n))) {
-        qemu_fdt_setprop_string(fdt, node, "status", "disabled");
-    }
+    qemu_fdt_setprop_string(fdt, node, "status", "okay");
 }
 
 /*
- * An IPMMU node of r8a77951.dtsi without "power-domains" (no SYSC
- * provider here; the driver does not use it).  The main instance has the
- * interrupts; a cache instance names its main one in "renesas,ipmmu-main"
- * (ipmmu-vmsa.c:1053-1057), with its bit in IMSSTR of the main one.
+ * One pin group in the SoC's PFC node: the eMMC pins of the board (data8,
+ * ctrl and the HS400 data strobe) at 1.8 V.  Returns its phandle.
  */
-static void fdt_add_ipmmu(RCarGen3MachineState *m, void *fdt, unsigned dev,
-                          uint32_t phandle, uint32_t main_phandle)
-{
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-    g_autofree char *compat = g_strdup_printf("renesas,ipmmu-%s", sc->dt_name);
-    g_autofree char *node = g_strdup_printf("/soc/iommu@%" HWADDR_PRIx,
-                                            rcar_gen3_memmap[dev]);
-
-    qemu_fdt_add_subnode(fdt, node);
-    qemu_fdt_setprop_string(fdt, node, "compatible", compat);
-    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, rcar_gen3_memmap[dev],
-                                 2, RCAR_IPMMU_MMIO_SIZE);
-    if (main_phandle) {
-        qemu_fdt_setprop_cells(fdt, node, "renesas,ipmmu-main",
-                               main_phandle, 1);
-    } else {
-        qemu_fdt_setprop_cells(fdt, node, "interrupts",
-                               GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM,
-                               IRQ_TYPE_LEVEL_HIGH,
-                               GIC_SPI, RCAR_GEN3_SPI_IPMMU_MM_SECURE,
-                               IRQ_TYPE_LEVEL_HIGH);
-    }
-    qemu_fdt_setprop_cell(fdt, node, "#iommu-cells", 1);
-    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
-}
-
-/*
- * The PFC node of r8a77951.dtsi with one pin group: the eMMC pins of
- * salvator-common.dtsi (data8, ctrl and the HS400 data strobe) at 1.8 V.
- */
-static void fdt_add_pfc(RCarGen3MachineState *m, void *fdt, uint32_t phandle)
+static uint32_t fdt_add_emmc_pins(RCarGen3MachineState *m, void *fdt)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-    g_autofree char *compat = g_strdup_printf("renesas,pfc-%s", sc->dt_name);
-    g_autofree char *pfc = g_strdup_printf("/soc/pinctrl@%" HWADDR_PRIx,
-                                           rcar_gen3_memmap[RCAR_GEN3_DEV_PFC]);
+    g_autofree char *pfc = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_PFC, 0);
     g_autofree char *grp = g_strdup_printf("%s/sd%u", pfc, mc->emmc_sdhi);
     g_autofree char *data8 = g_strdup_printf("sdhi%u_data8", mc->emmc_sdhi);
     g_autofree char *ctrl = g_strdup_printf("sdhi%u_ctrl", mc->emmc_sdhi);
     g_autofree char *ds = g_strdup_printf("sdhi%u_ds", mc->emmc_sdhi);
     g_autofree char *func = g_strdup_printf("sdhi%u", mc->emmc_sdhi);
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
 
-    qemu_fdt_add_subnode(fdt, pfc);
-    qemu_fdt_setprop_string(fdt, pfc, "compatible", compat);
-    qemu_fdt_setprop_sized_cells(fdt, pfc, "reg",
-                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_PFC],
-                                 2, RCAR_PFC_MMIO_SIZE);
     qemu_fdt_add_subnode(fdt, grp);
-    fdt_setprop_strings(fdt, grp, "groups", data8, ctrl, ds, NULL);
+    rcar_gen3_fdt_setprop_strings(fdt, grp, "groups", data8, ctrl, ds, NULL);
     qemu_fdt_setprop_string(fdt, grp, "function", func);
     qemu_fdt_setprop_cell(fdt, grp, "power-source", 1800);
     qemu_fdt_setprop_cell(fdt, grp, "phandle", phandle);
+    return phandle;
 }
 
-/*
- * The SoC's nodes in unit-address order, as in r8a77951.dtsi: Linux
- * creates and probes the devices in this order, so the IPMMUs (main
- * instance first) are bound before the SDHIs that use them, as on the
- * board.  In the other order the SDHIs and IPMMU-DS1 are deferred and
- * retried at once, and ipmmu-vmsa.c registers DS1 (line 1097) before it
- * sets the drvdata (line 1108) that an SDHI's of_xlate takes (line 720):
- * an SDHI retried in that window probes without its IOMMU.
- * qemu_fdt_add_subnode() puts a node before its siblings, so the nodes are
- * made from the highest address down; the phandles they refer to are
- * allocated first.
- */
-static void fdt_add_soc(RCarGen3MachineState *m, void *fdt)
+/* mmc0 is the eMMC, then the SD slots in channel order (as the .dts) */
+static void fdt_add_mmc_aliases(RCarGen3MachineState *m, void *fdt)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-    g_autofree char *scif_compat = NULL;
-    const char *scif = "/soc/serial@e6e88000";
+    unsigned alias = 0;
+    g_autofree char *emmc = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SDHI,
+                                               mc->emmc_sdhi);
+
+    qemu_fdt_setprop_string(fdt, "/aliases", "mmc0", emmc);
+    for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
+        g_autofree char *name = NULL;
+        g_autofree char *node = NULL;
+
+        if (n == mc->emmc_sdhi || !(sdhi_enabled(m) & BIT(n))) {
+            continue;
+        }
+        name = g_strdup_printf("mmc%u", ++alias);
+        node = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SDHI, n);
+        qemu_fdt_setprop_string(fdt, "/aliases", name, node);
+    }
+}
+
+/* The board's clocks and regulators, and what it sets in the SoC's nodes */
+static void fdt_add_board_devices(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    g_autofree char *scif = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SCIF2, 0);
     RCarGen3SdhiFdtRefs refs = { 0 };
-    uint32_t scif_fck, gic, ipmmu_mm = 0;
+    uint32_t scif_fck;
 
     scif_fck = fdt_add_fixed_clock(fdt, "clock-scif", mc->scif_fck_hz);
     refs.clk = fdt_add_fixed_clock(fdt, "clock-sdhi", 200000000);
     refs.vmmc = fdt_add_fixed_regulator(fdt, "3p3v", 3300000);
     refs.vqmmc_1v8 = fdt_add_fixed_regulator(fdt, "1p8v", 1800000);
-    refs.emmc_pins = qemu_fdt_alloc_phandle(fdt);
-    /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
-    if (m->iommu) {
-        ipmmu_mm = qemu_fdt_alloc_phandle(fdt);
-        refs.ipmmu = qemu_fdt_alloc_phandle(fdt);
+
+    rcar_gen3_fdt_populate(m->soc, fdt);
+
+    refs.emmc_pins = fdt_add_emmc_pins(m, fdt);
+    for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
+        if (sdhi_enabled(m) & BIT(n)) {
+            fdt_add_sdhi_board_props(m, fdt, n, &refs);
+        }
     }
-
-    qemu_fdt_add_subnode(fdt, "/soc");
-    qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
-    qemu_fdt_setprop_cell(fdt, "/soc", "#address-cells", 2);
-    qemu_fdt_setprop_cell(fdt, "/soc", "#size-cells", 2);
-    qemu_fdt_setprop(fdt, "/soc", "ranges", NULL, 0);
-
-    /* Found by renesas-soc.c through this node (or at 0xfff00044 anyway) */
-    qemu_fdt_add_subnode(fdt, "/soc/chipid@fff00044");
-    qemu_fdt_setprop_string(fdt, "/soc/chipid@fff00044", "compatible",
-                            "renesas,prr");
-    qemu_fdt_setprop_sized_cells(fdt, "/soc/chipid@fff00044", "reg",
-                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_PRR], 2, 4);
-
-    gic = fdt_add_gic(m, fdt);
-    qemu_fdt_setprop_cell(fdt, "/", "interrupt-parent", gic);
-
-    for (int n = RCAR_GEN3_NUM_SDHI - 1; n >= 0; n--) {
-        fdt_add_sdhi(m, fdt, n, &refs);
-    }
-    if (m->iommu) {
-        fdt_add_ipmmu(m, fdt, RCAR_GEN3_DEV_IPMMU_DS1, refs.ipmmu, ipmmu_mm);
-    }
-
-    scif_compat = g_strdup_printf("renesas,scif-%s", sc->dt_name);
-    qemu_fdt_add_subnode(fdt, scif);
-    fdt_setprop_strings(fdt, scif, "compatible", scif_compat,
-                        "renesas,rcar-gen3-scif", "renesas,scif", NULL);
-    qemu_fdt_setprop_sized_cells(fdt, scif, "reg",
-                                 2, rcar_gen3_memmap[RCAR_GEN3_DEV_SCIF2],
-                                 2, SH_SERIAL_REGSIZE_BRG);
-    qemu_fdt_setprop_cells(fdt, scif, "interrupts", GIC_SPI,
-                           RCAR_GEN3_SPI_SCIF2, IRQ_TYPE_LEVEL_HIGH);
     qemu_fdt_setprop_cell(fdt, scif, "clocks", scif_fck);
     qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
-
-    if (m->iommu) {
-        fdt_add_ipmmu(m, fdt, RCAR_GEN3_DEV_IPMMU_MM, ipmmu_mm, 0);
-    }
-    fdt_add_pfc(m, fdt, refs.emmc_pins);
-}
-
-/* mmc0 is the eMMC, then the SD slots in channel order (salvator-common) */
-static void fdt_add_mmc_aliases(RCarGen3MachineState *m, void *fdt)
-{
-    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
-    unsigned alias = 0;
-    g_autofree char *emmc = sdhi_node_path(mc->emmc_sdhi);
-
-    qemu_fdt_setprop_string(fdt, "/aliases", "mmc0", emmc);
-    for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
-        g_autofree char *name = g_strdup_printf("mmc%u", ++alias);
-        g_autofree char *node = sdhi_node_path(n);
-
-        if (n == mc->emmc_sdhi || !(sdhi_enabled(m) & BIT(n))) {
-            alias--;
-            continue;
-        }
-        qemu_fdt_setprop_string(fdt, "/aliases", name, node);
-    }
 }
 
 static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
@@ -491,6 +285,7 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
     g_autofree char *soc_compat = g_strdup_printf("renesas,%s", sc->dt_name);
+    g_autofree char *scif = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SCIF2, 0);
     struct {
         uint64_t kaslr;
         uint8_t rng[32];
@@ -505,16 +300,14 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     }
     ms->fdt = fdt;
 
-    fdt_setprop_strings(fdt, "/", "compatible", mc->board_compat, soc_compat,
-                        NULL);
+    rcar_gen3_fdt_setprop_strings(fdt, "/", "compatible", mc->board_compat,
+                                  soc_compat, NULL);
     qemu_fdt_setprop_string(fdt, "/", "model", mc->model);
     qemu_fdt_setprop_cell(fdt, "/", "#address-cells", 2);
     qemu_fdt_setprop_cell(fdt, "/", "#size-cells", 2);
 
     /* Created in reverse order of appearance: see fdt_add_cpus() */
-    fdt_add_soc(m, fdt);
-    fdt_add_timer(m, fdt);
-    fdt_add_cpus(m, fdt);
+    fdt_add_board_devices(m, fdt);
     for (int i = m->num_ram_banks - 1; i >= 0; i--) {
         fdt_add_memory_bank(fdt, &m->ram_banks[i]);
     }
@@ -529,8 +322,7 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     }
 
     qemu_fdt_add_subnode(fdt, "/aliases");
-    qemu_fdt_setprop_string(fdt, "/aliases", "serial0",
-                            "/soc/serial@e6e88000");
+    qemu_fdt_setprop_string(fdt, "/aliases", "serial0", scif);
     fdt_add_mmc_aliases(m, fdt);
 }
 
@@ -542,6 +334,8 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
 static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    const char *name = MACHINE_GET_CLASS(m)->name;
 
     for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
         DriveInfo *di = drive_get(IF_SD, 0, n);
@@ -550,6 +344,11 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
 
         if (!di) {
             continue;
+        }
+        if (!rcar_gen3_has_sdhi(sc, n)) {
+            error_report("%s has no SD/MMC host SDHI%u: -drive if=sd,index=%u "
+                         "has nowhere to go", name, n, n);
+            exit(1);
         }
         if (n == mc->emmc_sdhi) {
             /* An eMMC 5.1 device, as soldered on the board */
@@ -567,9 +366,9 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
         m->sdhi_with_card |= BIT(n);
     }
     if (drive_get(IF_SD, 0, RCAR_GEN3_NUM_SDHI)) {
-        error_report("%s has %u SD/MMC hosts: -drive if=sd,index=%u has "
-                     "nowhere to go", MACHINE_GET_CLASS(m)->name,
-                     RCAR_GEN3_NUM_SDHI, RCAR_GEN3_NUM_SDHI);
+        error_report("%s has SD/MMC hosts SDHI0 to SDHI%u: -drive if=sd,"
+                     "index=%u has nowhere to go", name,
+                     RCAR_GEN3_NUM_SDHI - 1, RCAR_GEN3_NUM_SDHI);
         exit(1);
     }
 }
@@ -589,8 +388,11 @@ static void rcar_gen3_wire_slots(RCarGen3MachineState *m)
         qdev_connect_gpio_out_named(sdhi, "card-detect", 0,
             qemu_irq_invert(qdev_get_gpio_in(DEVICE(&m->soc->gpio[w->cd_bank]),
                                              w->cd_pin)));
-        qdev_connect_gpio_out_named(sdhi, "write-protect", 0,
-            qdev_get_gpio_in(DEVICE(&m->soc->gpio[w->wp_bank]), w->wp_pin));
+        if (w->has_wp) {
+            qdev_connect_gpio_out_named(sdhi, "write-protect", 0,
+                qdev_get_gpio_in(DEVICE(&m->soc->gpio[w->wp_bank]),
+                                 w->wp_pin));
+        }
     }
 }
 
@@ -771,7 +573,7 @@ static void rcar_gen3_board_init(MachineState *ms)
     object_property_set_link(OBJECT(m->soc), "ram", OBJECT(ms->ram),
                              &error_abort);
     qdev_prop_set_uint32(DEVICE(m->soc), "num-cpus", ms->smp.cpus);
-    if (m->prr_cut) {
+    if (m->prr_cut_set) {
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
     }
     qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
@@ -803,7 +605,11 @@ static void rcar_gen3_get_prr_cut(Object *obj, Visitor *v, const char *name,
 static void rcar_gen3_set_prr_cut(Object *obj, Visitor *v, const char *name,
                                   void *opaque, Error **errp)
 {
-    visit_type_uint8(v, name, &RCAR_GEN3_MACHINE(obj)->prr_cut, errp);
+    RCarGen3MachineState *m = RCAR_GEN3_MACHINE(obj);
+
+    if (visit_type_uint8(v, name, &m->prr_cut, errp)) {
+        m->prr_cut_set = true;
+    }
 }
 
 static bool rcar_gen3_get_iommu(Object *obj, Error **errp)
@@ -854,8 +660,9 @@ static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
     object_class_property_add(oc, "prr-cut", "uint8", rcar_gen3_get_prr_cut,
                               rcar_gen3_set_prr_cut, NULL, NULL);
     object_class_property_set_description(oc, "prr-cut",
-        "Silicon revision in the PRR: 0x20 is ES3.0 (the default on H3), "
-        "0x10 ES2.0, 0x00 ES1.0");
+        "Silicon revision in the PRR: on H3 0x20 is ES3.0 (the default), "
+        "0x10 ES2.0, 0x00 ES1.0; on M3-N 0x00 is ES1.0 (the default); on "
+        "E3 0x01 is ES1.1 (the default), 0x00 ES1.0");
     object_class_property_add_bool(oc, "iommu", rcar_gen3_get_iommu,
                                    rcar_gen3_set_iommu);
     object_class_property_set_description(oc, "iommu",
@@ -868,11 +675,41 @@ static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
         "as on the board), hs200, or hs52 (no tuning)");
 }
 
+/* The board's SoC, and the CPUs it has */
+static void rcar_gen3_machine_set_soc(ObjectClass *oc, const char *soc_type)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(object_class_by_name(soc_type));
+
+    RCAR_GEN3_MACHINE_CLASS(oc)->soc_type = soc_type;
+    mc->min_cpus = 1;
+    mc->max_cpus = rcar_gen3_num_cpus(sc);
+    mc->default_cpus = mc->max_cpus;
+}
+
 /* salvator-common.dtsi: &sdhi0 and &sdhi3 cd-gpios, wp-gpios */
 static const RCarGen3SlotWiring salvator_xs_slots[] = {
-    { .sdhi = 0, .cd_bank = 3, .cd_pin = 12, .wp_bank = 3, .wp_pin = 13 },
-    { .sdhi = 3, .cd_bank = 4, .cd_pin = 15, .wp_bank = 4, .wp_pin = 16 },
+    { .sdhi = 0, .cd_bank = 3, .cd_pin = 12,
+      .has_wp = true, .wp_bank = 3, .wp_pin = 13 },
+    { .sdhi = 3, .cd_bank = 4, .cd_pin = 15,
+      .has_wp = true, .wp_bank = 4, .wp_pin = 16 },
 };
+
+/* What Salvator-XS is with either SoC (salvator-common.dtsi) */
+static void salvator_xs_class_init(ObjectClass *oc)
+{
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    rmc->board_compat = "renesas,salvator-xs";
+    /* S3D4 = EXTAL 16.64 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
+    rmc->scif_fck_hz = 66560000;
+    /* SD slots on SDHI0 and SDHI3, eMMC on SDHI2 */
+    rmc->emmc_sdhi = 2;
+    rmc->emmc_driver_type = 1;
+    rmc->sdhi_used = BIT(0) | BIT(2) | BIT(3);
+    rmc->slots = salvator_xs_slots;
+    rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
+}
 
 static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
 {
@@ -880,21 +717,52 @@ static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
 
     mc->desc = "Renesas Salvator-XS board with R-Car H3 (r8a77951)";
-    mc->min_cpus = 1;
-    mc->max_cpus = RCAR_GEN3_MAX_CPUS;
-    mc->default_cpus = RCAR_GEN3_MAX_CPUS;
     /* 2 GiB puts RAM above 4 GiB, where 32-bit DMA masters need bouncing */
     mc->default_ram_size = 2 * GiB;
-    rmc->soc_type = TYPE_R8A77951;
-    rmc->board_compat = "renesas,salvator-xs";
+    rcar_gen3_machine_set_soc(oc, TYPE_R8A77951);
+    salvator_xs_class_init(oc);
     rmc->model = "Renesas Salvator-X 2nd version board based on r8a77951";
-    /* S3D4 = EXTAL 16.64 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
-    rmc->scif_fck_hz = 66560000;
-    /* salvator-common.dtsi: SD slots on SDHI0 and SDHI3, eMMC on SDHI2 */
-    rmc->emmc_sdhi = 2;
-    rmc->sdhi_used = BIT(0) | BIT(2) | BIT(3);
-    rmc->slots = salvator_xs_slots;
-    rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
+}
+
+static void salvator_xs_m3n_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    mc->desc = "Renesas Salvator-XS board with R-Car M3-N (r8a77965)";
+    /* r8a77965-salvator-xs.dts: 1920 MiB, all below 4 GiB */
+    mc->default_ram_size = 1920 * MiB;
+    rcar_gen3_machine_set_soc(oc, TYPE_R8A77965);
+    salvator_xs_class_init(oc);
+    rmc->model = "Renesas Salvator-X 2nd version board based on r8a77965";
+}
+
+/* ebisu.dtsi: &sdhi0 cd-gpios, wp-gpios; &sdhi1 cd-gpios only */
+static const RCarGen3SlotWiring ebisu_slots[] = {
+    { .sdhi = 0, .cd_bank = 3, .cd_pin = 12,
+      .has_wp = true, .wp_bank = 3, .wp_pin = 13 },
+    { .sdhi = 1, .cd_bank = 3, .cd_pin = 14 },
+};
+
+static void ebisu_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    mc->desc = "Renesas Ebisu board with R-Car E3 (r8a77990)";
+    /* r8a77990-ebisu.dts: 896 MiB */
+    mc->default_ram_size = 896 * MiB;
+    rcar_gen3_machine_set_soc(oc, TYPE_R8A77990);
+    rmc->board_compat = "renesas,ebisu";
+    rmc->model = "Renesas Ebisu board based on r8a77990";
+    /* S3D4C = EXTAL 48 MHz * 100 / 3 / 6 / 4 with MODEMR = 0 (MD12 = 0) */
+    rmc->scif_fck_hz = 66666666;
+    /* SD slots on SDHI0 and SDHI1, eMMC on SDHI3 */
+    rmc->emmc_sdhi = 3;
+    rmc->emmc_driver_type = -1;
+    rmc->sdhi_used = BIT(0) | BIT(1) | BIT(3);
+    rmc->slots = ebisu_slots;
+    rmc->num_slots = ARRAY_SIZE(ebisu_slots);
 }
 
 static const TypeInfo rcar_gen3_machine_types[] = {
@@ -910,6 +778,14 @@ static const TypeInfo rcar_gen3_machine_types[] = {
         .name = MACHINE_TYPE_NAME("r8a77951-salvator-xs"),
         .parent = TYPE_RCAR_GEN3_MACHINE,
         .class_init = salvator_xs_h3_class_init,
+    }, {
+        .name = MACHINE_TYPE_NAME("r8a77965-salvator-xs"),
+        .parent = TYPE_RCAR_GEN3_MACHINE,
+        .class_init = salvator_xs_m3n_class_init,
+    }, {
+        .name = MACHINE_TYPE_NAME("r8a77990-ebisu"),
+        .parent = TYPE_RCAR_GEN3_MACHINE,
+        .class_init = ebisu_class_init,
     },
 };
 

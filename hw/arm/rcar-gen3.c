@@ -1,13 +1,15 @@
 /*
- * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951)
+ * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951, M3-N r8a77965, E3 r8a77990)
  *
- * The SoC container: Cortex-A57 and Cortex-A53 clusters, the GIC-400, the
- * product and reset registers, the SCIF2 console and, for every other
- * peripheral window, an unimplemented device so that a driver probing it
- * reads zeros instead of taking an external abort.
+ * The SoC container: the Cortex-A57 and Cortex-A53 clusters, the GIC-400,
+ * the devices that Linux needs to boot and to reach the SD/MMC hosts
+ * through the IPMMU, and, for every other peripheral window, an
+ * unimplemented device so that a driver probing it reads zeros instead
+ * of taking an external abort.
  *
- * Addresses and interrupts are those of arch/arm64/boot/dts/renesas/
- * r8a77951.dtsi in Linux 6.12.
+ * Addresses, interrupts, CPG modules and uTLBs all come from the SoC's
+ * table in rcar-gen3-memmap-tables.h, generated from the SoC's .dtsi in
+ * Linux 6.12.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -28,45 +30,22 @@
 #include "system/system.h"
 #include "target/arm/cpu-qom.h"
 
-const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS] = {
-    [RCAR_GEN3_DEV_GIC_DIST]   = 0xf1010000,
-    [RCAR_GEN3_DEV_GIC_CPU]    = 0xf1020000,
-    [RCAR_GEN3_DEV_GIC_VIFACE] = 0xf1040000,
-    [RCAR_GEN3_DEV_GIC_VCPU]   = 0xf1060000,
-    [RCAR_GEN3_DEV_PRR]        = 0xfff00044,
-    [RCAR_GEN3_DEV_RST]        = 0xe6160000,
-    [RCAR_GEN3_DEV_PFC]        = 0xe6060000,
-    [RCAR_GEN3_DEV_SCIF2]      = 0xe6e88000,
-    [RCAR_GEN3_DEV_IPMMU_MM]   = 0xe67b0000,
-    [RCAR_GEN3_DEV_IPMMU_DS1]  = 0xe7740000,
-    [RCAR_GEN3_DEV_SDHI0]      = 0xee100000,
-    [RCAR_GEN3_DEV_SDHI1]      = 0xee120000,
-    [RCAR_GEN3_DEV_SDHI2]      = 0xee140000,
-    [RCAR_GEN3_DEV_SDHI3]      = 0xee160000,
-    [RCAR_GEN3_DEV_DRAM0]      = 0x48000000,
-    [RCAR_GEN3_DEV_CPG]        = 0xe6150000,
-    [RCAR_GEN3_DEV_SYSC]       = 0xe6180000,
-    [RCAR_GEN3_DEV_GPIO0]      = 0xe6050000,
-    [RCAR_GEN3_DEV_GPIO0 + 1]  = 0xe6051000,
-    [RCAR_GEN3_DEV_GPIO0 + 2]  = 0xe6052000,
-    [RCAR_GEN3_DEV_GPIO0 + 3]  = 0xe6053000,
-    [RCAR_GEN3_DEV_GPIO0 + 4]  = 0xe6054000,
-    [RCAR_GEN3_DEV_GPIO0 + 5]  = 0xe6055000,
-    [RCAR_GEN3_DEV_GPIO0 + 6]  = 0xe6055400,
-    [RCAR_GEN3_DEV_GPIO0 + 7]  = 0xe6055800,
-};
-
 #define GIC_PAGE_SIZE 0x1000
 #define SCIF_REGSIZE  SH_SERIAL_REGSIZE_BRG
 
+typedef struct RCarGen3Window {
+    const char *name;
+    hwaddr base;
+    hwaddr size;
+} RCarGen3Window;
+
 /*
- * Catch-all windows under the named ones below: the 16 MiB peripheral
- * areas that hold all 186 "reg" windows of r8a77951.dtsi, plus the RPC
- * flash window.  A bigger kernel (arm64 defconfig) that probes something
- * we left out reads zeros there instead of crashing.
+ * Catch-all windows under those of the SoC's table: the 16 MiB peripheral
+ * areas that hold the .dtsi windows.  A bigger kernel (arm64 defconfig)
+ * that probes something that is not in the .dtsi reads zeros there
+ * instead of crashing.
  */
 static const RCarGen3Window rcar_gen3_catch_all[] = {
-    { "rcar-gen3.rpc-flash", 0x08000000, 64 * MiB },
     { "rcar-gen3.periph-e6", 0xe6000000, 32 * MiB },
     { "rcar-gen3.periph-ec", 0xec000000, 64 * MiB },
     { "rcar-gen3.periph-f1", 0xf1000000, 16 * MiB },
@@ -74,52 +53,57 @@ static const RCarGen3Window rcar_gen3_catch_all[] = {
 };
 #define CATCH_ALL_PRIORITY (-2000)
 
-/* r8a77951.dtsi windows that have no model yet */
-static const RCarGen3Window r8a77951_unimp[] = {
-    { "rcar-gen3.rwdt",      0xe6020000, 0x0c },
-    { "rcar-gen3.tsc",       0xe6198000, 0x3000 },
-    { "rcar-gen3.intc-ex",   0xe61c0000, 0x200 },
-    { "rcar-gen3.hscif0",    0xe6540000, 0x60 },
-    { "rcar-gen3.hscif1",    0xe6550000, 0x60 },
-    { "rcar-gen3.hscif2",    0xe6560000, 0x60 },
-    { "rcar-gen3.hscif3",    0xe66a0000, 0x60 },
-    { "rcar-gen3.hscif4",    0xe66b0000, 0x60 },
-    { "rcar-gen3.ipmmu-hc",  0xe6570000, 0x1000 },
-    { "rcar-gen3.sys-dmac0", 0xe6700000, 0x10000 },
-    { "rcar-gen3.ipmmu-ds0", 0xe6740000, 0x1000 },
-    { "rcar-gen3.scif0",     0xe6e60000, 0x40 },
-    { "rcar-gen3.scif1",     0xe6e68000, 0x40 },
-    { "rcar-gen3.scif3",     0xe6c50000, 0x40 },
-    { "rcar-gen3.scif4",     0xe6c40000, 0x40 },
-    { "rcar-gen3.scif5",     0xe6f30000, 0x40 },
-    { "rcar-gen3.sys-dmac1", 0xe7300000, 0x10000 },
-    { "rcar-gen3.sys-dmac2", 0xe7310000, 0x10000 },
-    { "rcar-gen3.ipmmu-mp0", 0xec670000, 0x1000 },
-    { "rcar-gen3.rpc",       0xee200000, 0x200 },
-    { "rcar-gen3.ipmmu-pv0", 0xfd800000, 0x1000 },
-    { "rcar-gen3.ipmmu-pv1", 0xfd950000, 0x1000 },
-    { "rcar-gen3.ipmmu-pv2", 0xfd960000, 0x1000 },
-    { "rcar-gen3.ipmmu-pv3", 0xfd970000, 0x1000 },
-    { "rcar-gen3.ipmmu-vc0", 0xfe6b0000, 0x1000 },
-    { "rcar-gen3.ipmmu-vc1", 0xfe6f0000, 0x1000 },
-    { "rcar-gen3.ipmmu-vp1", 0xfe980000, 0x1000 },
-    { "rcar-gen3.ipmmu-vp0", 0xfe990000, 0x1000 },
-    { "rcar-gen3.ipmmu-vi0", 0xfebd0000, 0x1000 },
-    { "rcar-gen3.ipmmu-vi1", 0xfebe0000, 0x1000 },
-    { "rcar-gen3.ipmmu-ir",  0xff8b0000, 0x1000 },
-    { "rcar-gen3.ipmmu-rt",  0xffc80000, 0x1000 },
-};
-
-/* Pins of GPIO banks 0-7 ("gpio-ranges" in r8a77951.dtsi) */
-static const uint8_t r8a77951_gpio_pins[] = { 16, 29, 15, 16, 18, 26, 32, 4 };
-
-/* DRAM banks of the H3: the 32-bit window, then the 40-bit ones */
+/* DRAM banks of the H3 on Salvator-XS: the 32-bit window, the 40-bit ones */
 static const RCarGen3RamBank r8a77951_ram_banks[] = {
     { 0x0048000000, 0x38000000 },
     { 0x0500000000, 1 * GiB },
     { 0x0600000000, 1 * GiB },
     { 0x0700000000, 1 * GiB },
 };
+
+/* M3-N on Salvator-XS: 1920 MiB in the 32-bit window (its .dts) */
+static const RCarGen3RamBank r8a77965_ram_banks[] = {
+    { 0x0048000000, 0x78000000 },
+};
+
+/* E3 on Ebisu: 896 MiB in the 32-bit window (its .dts) */
+static const RCarGen3RamBank r8a77990_ram_banks[] = {
+    { 0x0048000000, 0x38000000 },
+};
+
+const RCarGen3Dev *rcar_gen3_dev(const RCarGen3Class *sc,
+                                 RCarGen3DevKind kind, unsigned index)
+{
+    return rcar_gen3_find_dev(sc->devs, sc->num_devs, kind, index);
+}
+
+bool rcar_gen3_has_sdhi(const RCarGen3Class *sc, unsigned n)
+{
+    return rcar_gen3_dev(sc, RCAR_GEN3_SDHI, n) != NULL;
+}
+
+unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc)
+{
+    return sc->cluster_cpus[0] + sc->cluster_cpus[1];
+}
+
+/* The window of a device that every SoC of the family has */
+static const RCarGen3Dev *rcar_gen3_soc_dev(RCarGen3State *s,
+                                            RCarGen3DevKind kind,
+                                            unsigned index)
+{
+    const RCarGen3Dev *d = rcar_gen3_dev(RCAR_GEN3_SOC_GET_CLASS(s), kind,
+                                         index);
+
+    assert(d);
+    return d;
+}
+
+static hwaddr rcar_gen3_base(RCarGen3State *s, RCarGen3DevKind kind,
+                             unsigned index)
+{
+    return rcar_gen3_soc_dev(s, kind, index)->base;
+}
 
 unsigned rcar_gen3_ram_layout(const RCarGen3Class *sc, uint64_t ram_size,
                               RCarGen3RamBank banks[RCAR_GEN3_MAX_RAM_BANKS])
@@ -168,9 +152,45 @@ static void rcar_gen3_map_unimp(const RCarGen3Window *w, int priority)
     sysbus_mmio_map_overlap(SYS_BUS_DEVICE(dev), 0, w->base, priority);
 }
 
+/*
+ * The windows that no model answers: those of the table without one, and
+ * the virtual GIC interfaces (no virtualization extensions here).
+ */
+static void rcar_gen3_map_unimplemented(RCarGen3State *s)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+
+    for (unsigned i = 0; i < sc->num_devs; i++) {
+        const RCarGen3Dev *d = &sc->devs[i];
+        g_autofree char *name = NULL;
+
+        if (d->kind != RCAR_GEN3_UNIMP &&
+            !(d->kind == RCAR_GEN3_GIC && d->index >= RCAR_GEN3_GIC_VIFACE)) {
+            continue;
+        }
+        name = g_strdup_printf("rcar-gen3.%s", d->name);
+        create_unimplemented_device(name, d->base, d->size);
+    }
+}
+
 static qemu_irq rcar_gen3_spi(RCarGen3State *s, int spi)
 {
     return qdev_get_gpio_in(DEVICE(&s->gic), spi);
+}
+
+/*
+ * Put @dev where the SoC's table has model @kind number @index: its MMIO
+ * region at the window, its interrupt on the window's SPI.
+ */
+static void rcar_gen3_map_dev(RCarGen3State *s, SysBusDevice *dev,
+                              RCarGen3DevKind kind, unsigned index)
+{
+    const RCarGen3Dev *d = rcar_gen3_soc_dev(s, kind, index);
+
+    sysbus_mmio_map(dev, 0, d->base);
+    if (d->spi >= 0) {
+        sysbus_connect_irq(dev, 0, rcar_gen3_spi(s, d->spi));
+    }
 }
 
 static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
@@ -210,8 +230,9 @@ static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
         object_property_set_bool(cpu, "has_el3", false, &error_abort);
         object_property_set_bool(cpu, "has_el2", false, &error_abort);
         object_property_set_int(cpu, "reset-cbar",
-                                rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST] -
-                                0x10000, &error_abort);
+                                rcar_gen3_base(s, RCAR_GEN3_GIC,
+                                               RCAR_GEN3_GIC_DIST) - 0x10000,
+                                &error_abort);
         object_property_set_int(cpu, "core-count", sc->cluster_cpus[c],
                                 &error_abort);
         object_property_set_uint(cpu, "cntfrq", s->cntfrq, &error_abort);
@@ -240,7 +261,7 @@ static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
 static void rcar_gen3_map_gic_cpu_interface(RCarGen3State *s)
 {
     MemoryRegion *mr = sysbus_mmio_get_region(SYS_BUS_DEVICE(&s->gic), 1);
-    hwaddr base = rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_CPU];
+    hwaddr base = rcar_gen3_base(s, RCAR_GEN3_GIC, RCAR_GEN3_GIC_CPU);
 
     for (unsigned page = 0; page < RCAR_GEN3_GICC_PAGES; page++) {
         for (unsigned j = 0; j < RCAR_GEN3_GIC_PAGE_ALIASES; j++) {
@@ -278,7 +299,8 @@ static bool rcar_gen3_realize_gic(RCarGen3State *s, Error **errp)
         return false;
     }
 
-    sysbus_mmio_map(gic, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_GIC_DIST]);
+    sysbus_mmio_map(gic, 0, rcar_gen3_base(s, RCAR_GEN3_GIC,
+                                           RCAR_GEN3_GIC_DIST));
     rcar_gen3_map_gic_cpu_interface(s);
 
     for (unsigned i = 0; i < n; i++) {
@@ -311,7 +333,7 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
         return false;
     }
     sysbus_mmio_map(SYS_BUS_DEVICE(scif), 0,
-                    rcar_gen3_memmap[RCAR_GEN3_DEV_SCIF2]);
+                    rcar_gen3_base(s, RCAR_GEN3_SCIF2, 0));
 
     /* One SPI per SCIF, demultiplexed by sh-sci.c sci_mpxed_interrupt() */
     qdev_prop_set_uint16(or, "num-lines", ARRAY_SIZE(lines));
@@ -322,7 +344,8 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
         qdev_connect_gpio_out_named(scif, lines[i], 0,
                                     qdev_get_gpio_in(or, i));
     }
-    qdev_connect_gpio_out(or, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_SCIF2));
+    qdev_connect_gpio_out(or, 0,
+        rcar_gen3_spi(s, rcar_gen3_soc_dev(s, RCAR_GEN3_SCIF2, 0)->spi));
     return true;
 }
 
@@ -341,8 +364,7 @@ static bool rcar_gen3_realize_ipmmu(RCarGen3State *s, Error **errp)
     if (!sysbus_realize(mm, errp)) {
         return false;
     }
-    sysbus_mmio_map(mm, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_MM]);
-    sysbus_connect_irq(mm, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_IPMMU_MM));
+    rcar_gen3_map_dev(s, mm, RCAR_GEN3_IPMMU_MM, 0);
 
     object_property_set_link(OBJECT(ds1), "downstream",
                              OBJECT(get_system_memory()), &error_abort);
@@ -350,26 +372,33 @@ static bool rcar_gen3_realize_ipmmu(RCarGen3State *s, Error **errp)
     if (!sysbus_realize(ds1, errp)) {
         return false;
     }
-    sysbus_mmio_map(ds1, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_IPMMU_DS1]);
+    rcar_gen3_map_dev(s, ds1, RCAR_GEN3_IPMMU_DS1, 0);
     return true;
 }
 
+/* Each SDHI masters through its uTLB of IPMMU-DS1 ("iommus" in the .dtsi) */
 static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
 {
-    for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
-        SysBusDevice *sdhi = SYS_BUS_DEVICE(&s->sdhi[i]);
-        MemoryRegion *dma = get_system_memory();
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
 
-        if (s->iommu) {
-            dma = rcar_ipmmu_utlb_mr(&s->ipmmu_ds1, RCAR_GEN3_SDHI0_UTLB + i);
+    for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
+        const RCarGen3Dev *d = rcar_gen3_dev(sc, RCAR_GEN3_SDHI, i);
+        MemoryRegion *dma = get_system_memory();
+        SysBusDevice *sdhi;
+
+        if (!d) {
+            continue;           /* not on this SoC: never initialized */
+        }
+        sdhi = SYS_BUS_DEVICE(&s->sdhi[i]);
+        if (s->iommu && d->utlb >= 0) {
+            dma = rcar_ipmmu_utlb_mr(&s->ipmmu_ds1, d->utlb);
         }
         object_property_set_link(OBJECT(sdhi), "dma-memory", OBJECT(dma),
                                  &error_abort);
         if (!sysbus_realize(sdhi, errp)) {
             return false;
         }
-        sysbus_mmio_map(sdhi, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_SDHI0 + i]);
-        sysbus_connect_irq(sdhi, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_SDHI0 + i));
+        rcar_gen3_map_dev(s, sdhi, RCAR_GEN3_SDHI, i);
     }
     return true;
 }
@@ -382,9 +411,14 @@ static void rcar_gen3_reset_device(void *opaque, int n, int level)
     }
 }
 
-static void rcar_gen3_connect_module_reset(RCarGen3State *s, unsigned module,
-                                           qemu_irq irq)
+/* Connect the module reset of model @kind number @index to @irq */
+static void rcar_gen3_connect_module_reset(RCarGen3State *s,
+                                           RCarGen3DevKind kind,
+                                           unsigned index, qemu_irq irq)
 {
+    int module = rcar_gen3_soc_dev(s, kind, index)->mstp;
+
+    assert(module >= 0 && RCAR_CPG_MODULE(module) < RCAR_CPG_NUM_MODULES);
     qdev_connect_gpio_out_named(DEVICE(&s->cpg), "module-reset",
                                 RCAR_CPG_MODULE(module), irq);
 }
@@ -400,13 +434,16 @@ static void rcar_gen3_wire_module_resets(RCarGen3State *s)
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
 
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
-        rcar_gen3_connect_module_reset(s, RCAR_GEN3_MOD_SDHI0 - i,
-            qdev_get_gpio_in_named(DEVICE(&s->sdhi[i]), "module-reset", 0));
+        if (rcar_gen3_has_sdhi(sc, i)) {
+            rcar_gen3_connect_module_reset(s, RCAR_GEN3_SDHI, i,
+                qdev_get_gpio_in_named(DEVICE(&s->sdhi[i]), "module-reset",
+                                       0));
+        }
     }
-    rcar_gen3_connect_module_reset(s, RCAR_GEN3_MOD_SCIF2,
+    rcar_gen3_connect_module_reset(s, RCAR_GEN3_SCIF2, 0,
         qemu_allocate_irq(rcar_gen3_reset_device, &s->scif2, 0));
     for (unsigned i = 0; i < sc->num_gpio_banks; i++) {
-        rcar_gen3_connect_module_reset(s, RCAR_GEN3_MOD_GPIO0 - i,
+        rcar_gen3_connect_module_reset(s, RCAR_GEN3_GPIO, i,
             qemu_allocate_irq(rcar_gen3_reset_device, &s->gpio[i], 0));
     }
 }
@@ -418,10 +455,8 @@ static bool rcar_gen3_realize_clocks_and_power(RCarGen3State *s,
         !sysbus_realize(SYS_BUS_DEVICE(&s->sysc), errp)) {
         return false;
     }
-    sysbus_mmio_map(SYS_BUS_DEVICE(&s->cpg), 0,
-                    rcar_gen3_memmap[RCAR_GEN3_DEV_CPG]);
-    sysbus_mmio_map(SYS_BUS_DEVICE(&s->sysc), 0,
-                    rcar_gen3_memmap[RCAR_GEN3_DEV_SYSC]);
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->cpg), RCAR_GEN3_CPG, 0);
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->sysc), RCAR_GEN3_SYSC, 0);
     return true;
 }
 
@@ -436,8 +471,7 @@ static bool rcar_gen3_realize_gpio(RCarGen3State *s, Error **errp)
         if (!sysbus_realize(gpio, errp)) {
             return false;
         }
-        sysbus_mmio_map(gpio, 0, rcar_gen3_memmap[RCAR_GEN3_DEV_GPIO0 + i]);
-        sysbus_connect_irq(gpio, 0, rcar_gen3_spi(s, RCAR_GEN3_SPI_GPIO0 + i));
+        rcar_gen3_map_dev(s, gpio, RCAR_GEN3_GPIO, i);
     }
     return true;
 }
@@ -477,7 +511,7 @@ static void rcar_gen3_init(Object *obj)
 
     object_initialize_child(obj, "prr", &s->prr, TYPE_RCAR_PRR);
     object_initialize_child(obj, "rst", &s->rst, TYPE_RCAR_RST);
-    object_initialize_child(obj, "pfc", &s->pfc, TYPE_RCAR_PFC);
+    object_initialize_child(obj, "pfc", &s->pfc, sc->pfc_type);
     object_initialize_child(obj, "cpg", &s->cpg, sc->cpg_type);
     object_initialize_child(obj, "sysc", &s->sysc, sc->sysc_type);
     for (unsigned i = 0; i < sc->num_gpio_banks; i++) {
@@ -489,6 +523,10 @@ static void rcar_gen3_init(Object *obj)
     object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
         g_autofree char *name = g_strdup_printf("sdhi%u", i);
+
+        if (!rcar_gen3_has_sdhi(sc, i)) {
+            continue;
+        }
 
         /* The child name makes the SD bus "sdhi<i>.sd-bus" */
         object_initialize_child(obj, name, &s->sdhi[i], TYPE_RENESAS_SDHI);
@@ -516,21 +554,18 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
     if (!sysbus_realize(SYS_BUS_DEVICE(&s->prr), errp)) {
         return;
     }
-    sysbus_mmio_map(SYS_BUS_DEVICE(&s->prr), 0,
-                    rcar_gen3_memmap[RCAR_GEN3_DEV_PRR]);
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->prr), RCAR_GEN3_PRR, 0);
 
     qdev_prop_set_uint32(DEVICE(&s->rst), "modemr", s->modemr);
     if (!sysbus_realize(SYS_BUS_DEVICE(&s->rst), errp)) {
         return;
     }
-    sysbus_mmio_map(SYS_BUS_DEVICE(&s->rst), 0,
-                    rcar_gen3_memmap[RCAR_GEN3_DEV_RST]);
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->rst), RCAR_GEN3_RST, 0);
 
     if (!sysbus_realize(SYS_BUS_DEVICE(&s->pfc), errp)) {
         return;
     }
-    sysbus_mmio_map(SYS_BUS_DEVICE(&s->pfc), 0,
-                    rcar_gen3_memmap[RCAR_GEN3_DEV_PFC]);
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->pfc), RCAR_GEN3_PFC, 0);
 
     if (!rcar_gen3_realize_clocks_and_power(s, errp) ||
         !rcar_gen3_realize_gpio(s, errp) ||
@@ -541,10 +576,7 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
     }
     rcar_gen3_wire_module_resets(s);
 
-    for (unsigned i = 0; i < sc->num_unimp; i++) {
-        create_unimplemented_device(sc->unimp[i].name, sc->unimp[i].base,
-                                    sc->unimp[i].size);
-    }
+    rcar_gen3_map_unimplemented(s);
     for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_catch_all); i++) {
         rcar_gen3_map_unimp(&rcar_gen3_catch_all[i], CATCH_ALL_PRIORITY);
     }
@@ -570,6 +602,22 @@ static void rcar_gen3_class_init(ObjectClass *oc, void *data)
     dc->user_creatable = false;
 }
 
+#define RCAR_GEN3_SET_DEVS(sc, soc) do {                    \
+        (sc)->devs = soc##_devs;                            \
+        (sc)->num_devs = ARRAY_SIZE(soc##_devs);            \
+        (sc)->gpio_pins = soc##_gpio_pins;                  \
+        (sc)->num_gpio_banks = ARRAY_SIZE(soc##_gpio_pins); \
+        (sc)->ram_banks = soc##_ram_banks;                  \
+        (sc)->num_ram_banks = ARRAY_SIZE(soc##_ram_banks);  \
+    } while (0)
+
+/*
+ * QEMU ticks the generic timer in whole nanoseconds: the counter runs at
+ * the rate with the whole period nearest to what the firmware programs.
+ */
+#define RCAR_GEN3_CNTFRQ(hz) \
+    (NANOSECONDS_PER_SECOND / ((NANOSECONDS_PER_SECOND + (hz) / 2) / (hz)))
+
 static void r8a77951_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
@@ -585,19 +633,51 @@ static void r8a77951_class_init(ObjectClass *oc, void *data)
     sc->cluster_cpus[1] = 4;
     sc->cluster_dmips_mhz[0] = 1024;        /* r8a77951.dtsi */
     sc->cluster_dmips_mhz[1] = 535;
-    /*
-     * TF-A programs 8.32 MHz on Salvator-XS; QEMU ticks the counter in
-     * whole nanoseconds, so 8333333 Hz (120 ns) is the closest exact rate.
-     */
-    sc->cntfrq = 8333333;
+    /* TF-A's 8.32 MHz on Salvator-XS: 8333333 Hz (120 ns) */
+    sc->cntfrq = RCAR_GEN3_CNTFRQ(8320000);
     sc->cpg_type = TYPE_RCAR_CPG_R8A77951;
     sc->sysc_type = TYPE_RCAR_SYSC_R8A77951;
-    sc->num_gpio_banks = ARRAY_SIZE(r8a77951_gpio_pins);
-    memcpy(sc->gpio_pins, r8a77951_gpio_pins, sizeof(r8a77951_gpio_pins));
-    sc->ram_banks = r8a77951_ram_banks;
-    sc->num_ram_banks = ARRAY_SIZE(r8a77951_ram_banks);
-    sc->unimp = r8a77951_unimp;
-    sc->num_unimp = ARRAY_SIZE(r8a77951_unimp);
+    sc->pfc_type = TYPE_RCAR_PFC_R8A77951;
+    RCAR_GEN3_SET_DEVS(sc, r8a77951);
+}
+
+static void r8a77965_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
+
+    dc->desc = "Renesas R-Car M3-N (r8a77965)";
+    sc->dt_name = "r8a77965";
+    sc->prr_product = RCAR_PRR_PRODUCT_M3N;
+    sc->prr_cut = 0x00;                     /* ES1.0 */
+    sc->cluster_cpu_type[0] = ARM_CPU_TYPE_NAME("cortex-a57");
+    sc->cluster_cpus[0] = 2;
+    /* TF-A's 8.32 MHz on Salvator-XS, as on the H3 */
+    sc->cntfrq = RCAR_GEN3_CNTFRQ(8320000);
+    sc->cpg_type = TYPE_RCAR_CPG_R8A77965;
+    sc->sysc_type = TYPE_RCAR_SYSC_R8A77965;
+    sc->pfc_type = TYPE_RCAR_PFC_R8A77965;
+    RCAR_GEN3_SET_DEVS(sc, r8a77965);
+}
+
+static void r8a77990_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
+
+    dc->desc = "Renesas R-Car E3 (r8a77990)";
+    sc->dt_name = "r8a77990";
+    sc->prr_product = RCAR_PRR_PRODUCT_E3;
+    sc->prr_cut = 0x01;                     /* ES1.1 */
+    /* Two Cortex-A53, cluster 0 (MPIDR 0x0, 0x1) */
+    sc->cluster_cpu_type[0] = ARM_CPU_TYPE_NAME("cortex-a53");
+    sc->cluster_cpus[0] = 2;
+    /* TF-A's 24 MHz on Ebisu: 23809523 Hz (42 ns) */
+    sc->cntfrq = RCAR_GEN3_CNTFRQ(24000000);
+    sc->cpg_type = TYPE_RCAR_CPG_R8A77990;
+    sc->sysc_type = TYPE_RCAR_SYSC_R8A77990;
+    sc->pfc_type = TYPE_RCAR_PFC_R8A77990;
+    RCAR_GEN3_SET_DEVS(sc, r8a77990);
 }
 
 static const TypeInfo rcar_gen3_types[] = {
@@ -613,6 +693,14 @@ static const TypeInfo rcar_gen3_types[] = {
         .name = TYPE_R8A77951,
         .parent = TYPE_RCAR_GEN3_SOC,
         .class_init = r8a77951_class_init,
+    }, {
+        .name = TYPE_R8A77965,
+        .parent = TYPE_RCAR_GEN3_SOC,
+        .class_init = r8a77965_class_init,
+    }, {
+        .name = TYPE_R8A77990,
+        .parent = TYPE_RCAR_GEN3_SOC,
+        .class_init = r8a77990_class_init,
     },
 };
 

@@ -17,9 +17,10 @@
  *   "module-reset" output, high while it is held in reset.
  * - Clocks: PLLnCR, FRQCRB/C, SDnCKCR, RPCCKCR, RCKCR and the DIV6
  *   registers are storage, read back as written; their reset values are
- *   what MODEMR = 0 and the divider tables of the driver need.  FRQCRB's
- *   KICK clears itself (the new setting applies at once), and PLLECR says
- *   every PLL is locked.
+ *   what MODEMR = 0 and the divider tables of the driver need.  Each SoC
+ *   class lists the ones its driver uses.  FRQCRB's KICK clears itself
+ *   (the new setting applies at once), and PLLECR, on the SoCs where
+ *   Linux polls it, says every PLL is locked.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -34,7 +35,10 @@
 #include "qemu/log.h"
 #include "trace.h"
 
-/* renesas-cpg-mssr.c: smstpcr[], mstpsr[], srcr[], srstclr[] */
+/*
+ * renesas-cpg-mssr.c: smstpcr[], mstpsr[], srcr[], srstclr[], the same
+ * on every R-Car Gen3 (CLK_REG_LAYOUT_RCAR_GEN2_AND_GEN3)
+ */
 static const uint16_t smstpcr_offset[RCAR_CPG_NUM_MSTP_REGS] = {
     0x130, 0x134, 0x138, 0x13c, 0x140, 0x144, 0x148, 0x14c,
     0x990, 0x994, 0x998, 0x99c,
@@ -85,6 +89,61 @@ static const RCarCPGReg r8a77951_cpg_regs[] = {
     { "CANFDCKCR", 0x244, 0x13f },
     { "HDMICKCR", 0x250, 0x13f },
     { "SD2CKCR",  0x268, 0x1 },
+    { "SD3CKCR",  0x26c, 0x1 },
+    { "CPGWPR",   0x900, 0 },
+    { "CPGWPCR",  0x904, 0 },
+};
+
+/*
+ * R-Car M3-N with MODEMR = 0 (r8a77965-cpg-mssr.c cpg_pll_configs[0]:
+ * PLL0 x180, PLL4 x144, as on H3), with H3's divider values.  M3-N has
+ * no Cortex-A53 cluster and so no PLL2: Linux reads PLL0CR and PLL4CR
+ * only, and polls PLLECR's PLL0ST when cpufreq changes PLL0.
+ */
+static const RCarCPGReg r8a77965_cpg_regs[] = {
+    { "FRQCRB",   0x004, 0 },
+    { "CSI0CKCR", 0x00c, 0x13f },
+    { "MSOCKCR",  0x014, 0x13f },
+    { "SD0CKCR",  0x074, 0x1 },
+    { "SD1CKCR",  0x078, 0x1 },
+    { "PLLECR",   0x0d0, 0x00001b00 },     /* PLL0, 1, 3, 4 locked */
+    { "PLL0CR",   0x0d8, 0x59000000 },
+    { "FRQCRC",   0x0e0, 0 },
+    { "PLL4CR",   0x1f4, 0x47000000 },
+    { "RPCCKCR",  0x238, 0x17 },
+    { "RCKCR",    0x240, 0 },
+    { "CANFDCKCR", 0x244, 0x13f },
+    { "HDMICKCR", 0x250, 0x13f },
+    { "SD2CKCR",  0x268, 0x1 },
+    { "SD3CKCR",  0x26c, 0x1 },
+    { "CPGWPR",   0x900, 0 },
+    { "CPGWPCR",  0x904, 0 },
+};
+
+/*
+ * R-Car E3 (r8a77990-cpg-mssr.c): PLL0 is a fixed x100 of EXTAL and
+ * there is no PLL2 or PLL4, so Linux reads no PLLnCR and no PLLECR;
+ * MODEMR = 0 only picks PLL1/PLL3 (cpg_pll_configs[0]).  There is no
+ * SDHI2 (no SD2CKCR) and no HDMI clock.  Linux reads:
+ * - FRQCRC for Z2 (bits 12:8; 0 = PLL0 / 4), FRQCRB for its KICK;
+ * - RPCCKCR bits 4:3 once, as a fixed RPCSRC (CLK_TYPE_GEN3_E3_RPCSRC;
+ *   any value is valid, 2 = PLL0 / 8), then bits 2:0 as on H3
+ *   (cpg_rpc_div_table), so H3's 0x17 fits;
+ * - RCKCR: CKSEL (bit 15) 0 takes RCLK from the 8 MHz OCO / 244
+ *   (CLK_TYPE_GEN3_RCKSEL), bits 5:0 divide ".r" and "osc"
+ *   (CLK_TYPE_DIV6_RO).
+ * SDnCKCR and the DIV6 clocks are as on H3.
+ */
+static const RCarCPGReg r8a77990_cpg_regs[] = {
+    { "FRQCRB",   0x004, 0 },
+    { "CSI0CKCR", 0x00c, 0x13f },
+    { "MSOCKCR",  0x014, 0x13f },
+    { "SD0CKCR",  0x074, 0x1 },
+    { "SD1CKCR",  0x078, 0x1 },
+    { "FRQCRC",   0x0e0, 0 },
+    { "RPCCKCR",  0x238, 0x17 },
+    { "RCKCR",    0x240, 0 },
+    { "CANFDCKCR", 0x244, 0x13f },
     { "SD3CKCR",  0x26c, 0x1 },
     { "CPGWPR",   0x900, 0 },
     { "CPGWPCR",  0x904, 0 },
@@ -303,6 +362,24 @@ static void rcar_cpg_r8a77951_class_init(ObjectClass *klass, void *data)
     QEMU_BUILD_BUG_ON(ARRAY_SIZE(r8a77951_cpg_regs) > RCAR_CPG_MAX_CLK_REGS);
 }
 
+static void rcar_cpg_r8a77965_class_init(ObjectClass *klass, void *data)
+{
+    RCarCPGClass *c = RCAR_CPG_CLASS(klass);
+
+    c->regs = r8a77965_cpg_regs;
+    c->num_regs = ARRAY_SIZE(r8a77965_cpg_regs);
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(r8a77965_cpg_regs) > RCAR_CPG_MAX_CLK_REGS);
+}
+
+static void rcar_cpg_r8a77990_class_init(ObjectClass *klass, void *data)
+{
+    RCarCPGClass *c = RCAR_CPG_CLASS(klass);
+
+    c->regs = r8a77990_cpg_regs;
+    c->num_regs = ARRAY_SIZE(r8a77990_cpg_regs);
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(r8a77990_cpg_regs) > RCAR_CPG_MAX_CLK_REGS);
+}
+
 static const TypeInfo rcar_cpg_types[] = {
     {
         .name = TYPE_RCAR_CPG,
@@ -316,6 +393,14 @@ static const TypeInfo rcar_cpg_types[] = {
         .name = TYPE_RCAR_CPG_R8A77951,
         .parent = TYPE_RCAR_CPG,
         .class_init = rcar_cpg_r8a77951_class_init,
+    }, {
+        .name = TYPE_RCAR_CPG_R8A77965,
+        .parent = TYPE_RCAR_CPG,
+        .class_init = rcar_cpg_r8a77965_class_init,
+    }, {
+        .name = TYPE_RCAR_CPG_R8A77990,
+        .parent = TYPE_RCAR_CPG,
+        .class_init = rcar_cpg_r8a77990_class_init,
     },
 };
 

@@ -7,12 +7,15 @@
  * driver writes these when a device selects a pinctrl state; the SDHI
  * driver switches between the "default" and "state_uhs" states on every
  * signal voltage change and refuses 1.8 V (so HS200, HS400 and UHS)
- * without them (renesas_sdhi_core.c:255-287).
+ * without them (renesas_sdhi_start_signal_voltage_switch()).
  *
  * Every register is guarded by PMMR: a write is accepted only right after
  * PMMR was written with its inverse (drivers/pinctrl/renesas/core.c:
- * 177-197, sh_pfc_unlock_reg()).  Nothing is connected to the pins, so
- * the registers are storage that reads back what was written.
+ * sh_pfc_write(), sh_pfc_unlock_reg()).  Nothing is connected to the
+ * pins, so the registers are storage that reads back what was written.
+ *
+ * The SoCs differ in the size of the block and in which POCCTRL0 bits
+ * are SD pins; each has its class.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -27,9 +30,8 @@
 #include "trace.h"
 
 REG32(PMMR, 0x000)
-/* POC control: SD0-SD3 pins (GP3_0-11, GP4_0-17), pfc-r8a77951.c:5878 */
+/* POC control of the SD pins, 1 bit each (the SoC's pin_to_pocctrl()) */
 REG32(POCCTRL0, 0x380)
-#define POCCTRL0_SD_PINS    0x3fffffff
 
 static uint64_t rcar_pfc_read(void *opaque, hwaddr offset, unsigned size)
 {
@@ -76,20 +78,23 @@ static const MemoryRegionOps rcar_pfc_ops = {
 static void rcar_pfc_reset_hold(Object *obj, ResetType type)
 {
     RCarPfcState *s = RCAR_PFC(obj);
+    RCarPfcClass *pc = RCAR_PFC_GET_CLASS(s);
 
     memset(s->regs, 0, sizeof(s->regs));
     s->pmmr = 0;
     s->unlocked = false;
     /* The SD pins come up at 3.3 V, as the cards expect at power-on */
-    s->regs[A_POCCTRL0 / 4] = POCCTRL0_SD_PINS;
+    s->regs[A_POCCTRL0 / 4] = pc->pocctrl0_reset;
 }
 
 static void rcar_pfc_init(Object *obj)
 {
     RCarPfcState *s = RCAR_PFC(obj);
+    RCarPfcClass *pc = RCAR_PFC_GET_CLASS(s);
 
+    assert(pc->mmio_size <= RCAR_PFC_MAX_MMIO_SIZE);
     memory_region_init_io(&s->iomem, obj, &rcar_pfc_ops, s, TYPE_RCAR_PFC,
-                          RCAR_PFC_MMIO_SIZE);
+                          pc->mmio_size);
     sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->iomem);
 }
 
@@ -117,13 +122,53 @@ static void rcar_pfc_class_init(ObjectClass *klass, void *data)
     dc->user_creatable = false;
 }
 
+/*
+ * H3, and M3-N which has the same PFC size and POCCTRL0 layout: 0x50c
+ * bytes (r8a77951.dtsi, r8a77965.dtsi); SD0-SD3 are GP3_0-11 (bits 0-11)
+ * and GP4_0-17 (bits 12-29), r8a77951_pin_to_pocctrl() and
+ * r8a77965_pin_to_pocctrl()
+ */
+static void rcar_pfc_r8a77951_class_init(ObjectClass *klass, void *data)
+{
+    RCarPfcClass *pc = RCAR_PFC_CLASS(klass);
+
+    pc->mmio_size = 0x50c;
+    pc->pocctrl0_reset = 0x3fffffff;
+}
+
+/*
+ * E3: 0x508 bytes (r8a77990.dtsi); SD0/SD1 are GP3_0-11 (bits 0-11) and
+ * SD3 GP4_0-10 (bits 19-29), r8a77990_pin_to_pocctrl()
+ */
+static void rcar_pfc_r8a77990_class_init(ObjectClass *klass, void *data)
+{
+    RCarPfcClass *pc = RCAR_PFC_CLASS(klass);
+
+    pc->mmio_size = 0x508;
+    pc->pocctrl0_reset = 0x3ff80fff;
+}
+
 static const TypeInfo rcar_pfc_types[] = {
     {
         .name = TYPE_RCAR_PFC,
         .parent = TYPE_SYS_BUS_DEVICE,
         .instance_size = sizeof(RCarPfcState),
         .instance_init = rcar_pfc_init,
+        .class_size = sizeof(RCarPfcClass),
         .class_init = rcar_pfc_class_init,
+        .abstract = true,
+    }, {
+        .name = TYPE_RCAR_PFC_R8A77951,
+        .parent = TYPE_RCAR_PFC,
+        .class_init = rcar_pfc_r8a77951_class_init,
+    }, {
+        .name = TYPE_RCAR_PFC_R8A77965,
+        .parent = TYPE_RCAR_PFC,
+        .class_init = rcar_pfc_r8a77951_class_init,
+    }, {
+        .name = TYPE_RCAR_PFC_R8A77990,
+        .parent = TYPE_RCAR_PFC,
+        .class_init = rcar_pfc_r8a77990_class_init,
     },
 };
 

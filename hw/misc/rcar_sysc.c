@@ -34,6 +34,11 @@ REG32(SYSCISR, 0x004)
 REG32(SYSCISCR, 0x008)
 REG32(SYSCIER, 0x00c)
 REG32(SYSCIMR, 0x010)
+/*
+ * H3 ES3.0, M3-N and E3 have it (extmask_offs of each rcar_sysc_info;
+ * only H3 ES2.x has none, NO_EXTMASK in r8a7795-sysc.c): Linux sets bit
+ * 0 around each request.
+ */
 REG32(SYSCEXTMASK, 0x2f8)
 
 /* Registers of a power control block, from its chan_offs */
@@ -71,6 +76,36 @@ static const RCarSyscArea r8a77951_areas[] = {
     { "3dg-d", 0x100, 3, 20, false },
     { "3dg-e", 0x100, 4, 22, false },
     { "a3ir", 0x180, 0, 24, false },
+};
+
+/* R-Car M3-N (r8a77965-sysc.c): one Cortex-A57 cluster of two cores */
+static const RCarSyscArea r8a77965_areas[] = {
+    { "ca57-scu", 0x1c0, 0, 12, true },
+    { "ca57-cpu0", 0x80, 0, 0, true },
+    { "ca57-cpu1", 0x80, 1, 1, true },
+    { "cr7", 0x240, 0, 13, false },
+    { "a3vc", 0x380, 0, 14, false },
+    { "a3vp", 0x340, 0, 9, false },
+    { "a2vc1", 0x3c0, 1, 26, false },
+    { "3dg-a", 0x100, 0, 17, false },
+    { "3dg-b", 0x100, 1, 18, false },
+};
+
+/*
+ * R-Car E3 (r8a77990-sysc.c): one Cortex-A53 cluster of two cores.  On
+ * ES1.0 r8a77990_sysc_init() makes 3DG-B the parent of 3DG-A instead of
+ * its child; that only changes the order in which Linux powers them on
+ * and off, not their registers or bits.
+ */
+static const RCarSyscArea r8a77990_areas[] = {
+    { "ca53-scu", 0x140, 0, 21, true },
+    { "ca53-cpu0", 0x200, 0, 5, true },
+    { "ca53-cpu1", 0x200, 1, 6, true },
+    { "cr7", 0x240, 0, 13, false },
+    { "a3vc", 0x380, 0, 14, false },
+    { "a2vc1", 0x3c0, 1, 26, false },
+    { "3dg-a", 0x100, 0, 17, false },
+    { "3dg-b", 0x100, 1, 18, false },
 };
 
 static const RCarSyscArea *rcar_sysc_area(RCarSyscState *s, hwaddr chan,
@@ -252,6 +287,22 @@ static void rcar_sysc_r8a77951_class_init(ObjectClass *klass, void *data)
     c->num_areas = ARRAY_SIZE(r8a77951_areas);
 }
 
+static void rcar_sysc_r8a77965_class_init(ObjectClass *klass, void *data)
+{
+    RCarSyscClass *c = RCAR_SYSC_CLASS(klass);
+
+    c->areas = r8a77965_areas;
+    c->num_areas = ARRAY_SIZE(r8a77965_areas);
+}
+
+static void rcar_sysc_r8a77990_class_init(ObjectClass *klass, void *data)
+{
+    RCarSyscClass *c = RCAR_SYSC_CLASS(klass);
+
+    c->areas = r8a77990_areas;
+    c->num_areas = ARRAY_SIZE(r8a77990_areas);
+}
+
 static const TypeInfo rcar_sysc_types[] = {
     {
         .name = TYPE_RCAR_SYSC,
@@ -265,6 +316,14 @@ static const TypeInfo rcar_sysc_types[] = {
         .name = TYPE_RCAR_SYSC_R8A77951,
         .parent = TYPE_RCAR_SYSC,
         .class_init = rcar_sysc_r8a77951_class_init,
+    }, {
+        .name = TYPE_RCAR_SYSC_R8A77965,
+        .parent = TYPE_RCAR_SYSC,
+        .class_init = rcar_sysc_r8a77965_class_init,
+    }, {
+        .name = TYPE_RCAR_SYSC_R8A77990,
+        .parent = TYPE_RCAR_SYSC,
+        .class_init = rcar_sysc_r8a77990_class_init,
     },
 };
 

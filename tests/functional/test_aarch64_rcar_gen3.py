@@ -22,8 +22,9 @@ from qemu_test import exec_command, exec_command_and_wait_for_pattern
 
 
 class RCarGen3Base(LinuxKernelTest):
-    """Boots the R-Car test guest on r8a77951-salvator-xs."""
+    """Boots the R-Car test guest on r8a77951-salvator-xs (or MACHINE)."""
 
+    MACHINE = 'r8a77951-salvator-xs'
     KERNEL_COMMAND_LINE = 'console=ttySC0,115200 earlycon rdinit=/init'
 
     def guest_files(self):
@@ -39,9 +40,9 @@ class RCarGen3Base(LinuxKernelTest):
 
     def boot(self, smp, machine_opts='', mem='1G', extra_args=()):
         kernel, initrd = self.guest_files()
-        self.set_machine('r8a77951-salvator-xs')
+        self.set_machine(self.MACHINE)
         if machine_opts:
-            self.vm.add_args('-M', 'r8a77951-salvator-xs,' + machine_opts)
+            self.vm.add_args('-M', f'{self.MACHINE},{machine_opts}')
         self.vm.add_args('-smp', str(smp), '-m', mem,
                          '-append', self.KERNEL_COMMAND_LINE, *extra_args)
         self.launch_kernel(kernel, initrd=initrd)

@@ -13,11 +13,12 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "rcar-gen3-machines.h"
 #include "qemu/bitops.h"
 #include "renesas-sdhi-util.h"
 
 #define MACHINE     "-M r8a77951-salvator-xs -smp 1 -m 1G"
-#define CPG         0xe6150000
+#define CPG         rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_CPG, 0)
 
 /* renesas-cpg-mssr.c: smstpcr[3], mstpsr[3], srcr[3], srstclr[3] */
 #define SMSTPCR3    0x13c

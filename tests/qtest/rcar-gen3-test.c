@@ -13,16 +13,20 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "qemu/bitops.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+#include "rcar-gen3-machines.h"
 #include <sys/socket.h>
 
 #define MACHINE "-M r8a77951-salvator-xs -smp 1 -m 1G "
 
-#define PRR_ADDR    0xfff00044
-#define RST_BASE    0xe6160000
+#define PRR_ADDR    rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_PRR, 0)
+#define RST_BASE    rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_RST, 0)
 #define MODEMR      (RST_BASE + 0x60)
 #define CR7BAR      (RST_BASE + 0x70)
 
-#define SCIF2_BASE  0xe6e88000
+#define SCIF2_BASE  rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_SCIF2, 0)
 #define SCSMR       0x00
 #define SCBRR       0x04
 #define SCSCR       0x08
@@ -101,7 +105,7 @@ static void test_rst_cr7bar(void)
 }
 
 /* PFC (pfc-r8a77951.c register names) */
-#define PFC_BASE        0xe6060000
+#define PFC_BASE        rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_PFC, 0)
 #define PFC_PMMR        (PFC_BASE + 0x000)
 #define PFC_GPSR4       (PFC_BASE + 0x110)
 #define PFC_POCCTRL0    (PFC_BASE + 0x380)
@@ -272,36 +276,18 @@ static void test_scif_brg_registers(void)
     qtest_quit(qts);
 }
 
-/*
- * Windows from r8a77951.dtsi that a built-in driver of a larger kernel
- * may touch.  Every one must be decoded by something (a model or an
- * unimplemented device): an access to nothing is an external abort.
- */
-static const struct {
-    const char *name;
-    uint64_t base;
-} dtsi_windows[] = {
-    { "rwdt",      0xe6020000 }, { "gpio0",     0xe6050000 },
-    { "gpio7",     0xe6055800 }, { "pfc",       0xe6060000 },
-    { "cpg",       0xe6150000 }, { "rst",       0xe6160000 },
-    { "sysc",      0xe6180000 }, { "tsc",       0xe6198000 },
-    { "intc-ex",   0xe61c0000 }, { "hscif0",    0xe6540000 },
-    { "hscif1",    0xe6550000 }, { "ipmmu-hc",  0xe6570000 },
-    { "sys-dmac0", 0xe6700000 }, { "ipmmu-ds0", 0xe6740000 },
-    { "ipmmu-mm",  0xe67b0000 }, { "scif4",     0xe6c40000 },
-    { "scif3",     0xe6c50000 }, { "scif0",     0xe6e60000 },
-    { "scif1",     0xe6e68000 }, { "scif2",     0xe6e88000 },
-    { "scif5",     0xe6f30000 }, { "sys-dmac1", 0xe7300000 },
-    { "sys-dmac2", 0xe7310000 }, { "ipmmu-ds1", 0xe7740000 },
-    { "ipmmu-mp0", 0xec670000 }, { "sdhi0",     0xee100000 },
-    { "sdhi1",     0xee120000 }, { "sdhi2",     0xee140000 },
-    { "sdhi3",     0xee160000 }, { "rpc",       0xee200000 },
-    { "gic-dist",  0xf1010000 }, { "gic-cpu",   0xf1020000 },
-    { "gic-cpu-alias", 0xf102f000 }, { "ipmmu-pv0", 0xfd800000 },
-    { "ipmmu-vc0", 0xfe6b0000 }, { "ipmmu-vi0", 0xfebd0000 },
-    { "ipmmu-ir",  0xff8b0000 }, { "ipmmu-rt",  0xffc80000 },
-    { "prr",       0xfff00044 }, { "rpc-flash", 0x08000000 },
-};
+/* Run QEMU with @args until it exits; returns its exit status */
+static int run_qemu_to_exit(const char *args, char **err)
+{
+    g_autofree char *cmd = g_strdup_printf(
+        "timeout 30 %s -display none -S -accel qtest %s",
+        g_getenv("QTEST_QEMU_BINARY"), args);
+    g_autoptr(GError) error = NULL;
+    int status;
+
+    g_assert_true(g_spawn_command_line_sync(cmd, NULL, err, &status, &error));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 /* Is @addr inside a range of the flat view printed by "info mtree -f"? */
 static bool flatview_decodes(const char *mtree, uint64_t addr)
@@ -331,21 +317,85 @@ static bool flatview_decodes(const char *mtree, uint64_t addr)
     return false;
 }
 
-static void test_peripheral_windows_decode(void)
+/*
+ * Every window of the SoC's .dtsi must be decoded by something (a model or
+ * an unimplemented device): an access to nothing is an external abort,
+ * and a built-in driver of a larger kernel may touch any of them.
+ */
+static void test_peripheral_windows_decode(const void *data)
 {
-    QTestState *qts = qtest_init(MACHINE);
+    const RCarGen3TestMachine *m = data;
+    QTestState *qts = qtest_initf("-M %s -smp 1", m->name);
     g_autofree char *mtree = qtest_hmp(qts, "info mtree -f");
 
-    for (int i = 0; i < ARRAY_SIZE(dtsi_windows); i++) {
-        if (!flatview_decodes(mtree, dtsi_windows[i].base)) {
-            g_test_message("%s at 0x%" PRIx64 " is not decoded",
-                           dtsi_windows[i].name, dtsi_windows[i].base);
+    for (unsigned i = 0; i < m->num_devs; i++) {
+        const RCarGen3Dev *d = &m->devs[i];
+
+        if (!flatview_decodes(mtree, d->base) ||
+            !flatview_decodes(mtree, d->base + d->size - 1)) {
+            g_test_message("%s at 0x%" PRIx64 " is not decoded", d->name,
+                           d->base);
             g_test_fail();
         }
+        qtest_readl(qts, d->base);
     }
     /* Sanity check of the parser: a hole in the map is reported as one */
-    g_assert_false(flatview_decodes(mtree, 0x30000000));
+    g_assert_false(flatview_decodes(mtree, 0x40000000));
     qtest_quit(qts);
+}
+
+/* drivers/soc/renesas/renesas-soc.c: product and cut of each SoC */
+static void test_soc_prr(const void *data)
+{
+    const RCarGen3TestMachine *m = data;
+    QTestState *qts = qtest_initf("-M %s -smp 1", m->name);
+
+    g_assert_cmphex(qtest_readl(qts, rcar_gen3_test_base(m, RCAR_GEN3_PRR, 0)),
+                    ==, m->prr);
+    qtest_quit(qts);
+}
+
+/*
+ * The SD/MMC hosts of the SoC answer with the SDHI's VERSION (0xcc10, the
+ * Gen3 SDHI with internal DMAC); a channel the SoC has not (SDHI2 on E3) is
+ * no SDHI: no device, and its window reads zero.
+ */
+static void test_soc_sdhi_set(const void *data)
+{
+    const RCarGen3TestMachine *m = data;
+    QTestState *qts = qtest_initf("-M %s -smp 1", m->name);
+    const uint64_t sdhi0 = 0xee100000, version = 0x388;
+
+    for (unsigned n = 0; n < 4; n++) {
+        g_autofree char *path = g_strdup_printf("/machine/soc/sdhi%u", n);
+        bool has = m->sdhi_mask & BIT(n);
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-list', "
+                               "'arguments': { 'path': %s } }", path);
+
+        g_assert_cmpint(qdict_haskey(rsp, "return"), ==, has);
+        qobject_unref(rsp);
+        g_assert_cmphex(qtest_readw(qts, sdhi0 + n * 0x20000 + version), ==,
+                        has ? 0xcc10 : 0);
+    }
+    qtest_quit(qts);
+}
+
+/* -smp defaults to the board's CPUs; more is refused with one message */
+static void test_soc_cpus(const void *data)
+{
+    const RCarGen3TestMachine *m = data;
+    QTestState *qts = qtest_initf("-M %s", m->name);
+    g_autofree char *args = g_strdup_printf("-M %s -smp %u", m->name,
+                                            m->cpus + 1);
+    g_autofree char *err = NULL;
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-cpus-fast' }");
+
+    g_assert_cmpuint(qlist_size(qdict_get_qlist(rsp, "return")), ==, m->cpus);
+    qobject_unref(rsp);
+    qtest_quit(qts);
+
+    g_assert_cmpint(run_qemu_to_exit(args, &err), ==, 1);
+    g_assert_nonnull(strstr(err, "Invalid SMP CPUs"));
 }
 
 static void test_unimplemented_reads_zero(void)
@@ -384,19 +434,6 @@ static void test_ram_layout(void)
     qtest_quit(qts);
 }
 
-/* Run QEMU with @args until it exits; returns its exit status */
-static int run_qemu_to_exit(const char *args, char **err)
-{
-    g_autofree char *cmd = g_strdup_printf(
-        "timeout 30 %s -display none -S -accel qtest %s",
-        g_getenv("QTEST_QEMU_BINARY"), args);
-    g_autoptr(GError) error = NULL;
-    int status;
-
-    g_assert_true(g_spawn_command_line_sync(cmd, NULL, err, &status, &error));
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void test_ram_too_big(void)
 {
     g_autofree char *err = NULL;
@@ -423,12 +460,25 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-gen3/scif/receive-irq-enable",
                    test_scif_receive_disabled_irq);
     qtest_add_func("/rcar-gen3/scif/brg-registers", test_scif_brg_registers);
-    qtest_add_func("/rcar-gen3/memmap/windows-decode",
-                   test_peripheral_windows_decode);
     qtest_add_func("/rcar-gen3/memmap/unimplemented-raz",
                    test_unimplemented_reads_zero);
     qtest_add_func("/rcar-gen3/memmap/ram-layout", test_ram_layout);
     qtest_add_func("/rcar-gen3/memmap/ram-too-big", test_ram_too_big);
+
+    for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_test_machines); i++) {
+        const RCarGen3TestMachine *m = &rcar_gen3_test_machines[i];
+        g_autofree char *prr = g_strdup_printf("/rcar-gen3/%s/prr", m->name);
+        g_autofree char *sdhi = g_strdup_printf("/rcar-gen3/%s/sdhi-set",
+                                                m->name);
+        g_autofree char *win = g_strdup_printf("/rcar-gen3/%s/windows-decode",
+                                               m->name);
+        g_autofree char *cpus = g_strdup_printf("/rcar-gen3/%s/cpus", m->name);
+
+        qtest_add_data_func(prr, m, test_soc_prr);
+        qtest_add_data_func(sdhi, m, test_soc_sdhi_set);
+        qtest_add_data_func(win, m, test_peripheral_windows_decode);
+        qtest_add_data_func(cpus, m, test_soc_cpus);
+    }
 
     return g_test_run();
 }

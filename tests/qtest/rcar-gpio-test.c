@@ -14,12 +14,13 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "rcar-gen3-machines.h"
 #include "qemu/bitops.h"
 #include "qobject/qdict.h"
 
 #define MACHINE     "-M r8a77951-salvator-xs -smp 1 -m 1G "
-#define GPIO0       0xe6050000
-#define GPIO3       0xe6053000
+#define GPIO0       rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_GPIO, 0)
+#define GPIO3       rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_GPIO, 3)
 
 /* gpio-rcar.c */
 #define IOINTSEL    0x00

@@ -14,13 +14,19 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "rcar-gen3-machines.h"
 #include "qemu/bitops.h"
 #include "qemu/units.h"
 #include "renesas-sdhi-util.h"
 
-#define IPMMU_MM            0xe67b0000
-#define IPMMU_DS1           0xe7740000
-#define SDHI2_UTLB          34          /* iommus = <&ipmmu_ds1 34> */
+/* The same on every Gen3 SoC */
+#define IPMMU_MM \
+    rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_IPMMU_MM, 0)
+#define IPMMU_DS1 \
+    rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_IPMMU_DS1, 0)
+/* SDHIn is "iommus = <&ipmmu_ds1 32 + n>" in every Gen3 .dtsi */
+#define SDHI_UTLB(n)        (32 + (n))
+#define SDHI2_UTLB          SDHI_UTLB(2)
 
 /* ipmmu-vmsa.c:100-141 */
 #define IMCTR(c)            ((c) * 0x40 + 0x00)
@@ -57,6 +63,7 @@
 
 #define PAGE                4096
 #define PT_POOL             0x60000000ULL   /* page tables */
+#define NO_MEMORY           0x40000000ULL   /* in no window of any .dtsi */
 #define DATA_POOL           0x50000000ULL   /* what the IOVAs point at */
 #define IOVA_TOP            0xfff00000ULL   /* where Linux allocates */
 
@@ -246,22 +253,27 @@ static uint32_t emmc_dma(QTestState *qts, bool read, uint32_t sector,
  * A DMA that the IPMMU stops: start it and let it run into the fault.
  * Afterwards the card is brought back the way the mmc core does.
  */
-static void emmc_dma_expect_error(QTestState *qts, bool read, uint32_t sector,
-                                  uint32_t blocks, uint64_t iova)
+static void dma_expect_error(QTestState *qts, int slot, bool read,
+                             uint32_t sector, uint32_t blocks, uint64_t iova)
 {
-    sdhi_setup_data(qts, EMMC_SLOT, blocks);
-    sdhi_dma_setup(qts, EMMC_SLOT, read, iova);
-    sdhi_cmd_ok(qts, EMMC_SLOT, sdhi_rw_cmd(read, blocks),
-                sdhi_card_addr(sector));
-    sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+    sdhi_setup_data(qts, slot, blocks);
+    sdhi_dma_setup(qts, slot, read, iova);
+    sdhi_cmd_ok(qts, slot, sdhi_rw_cmd(read, blocks), sdhi_card_addr(sector));
+    sdhi_wr32(qts, slot, DM_CM_DTRAN_CTRL, 1);
     for (int i = 0; i < 100; i++) {
         qtest_clock_step(qts, 100);
     }
-    g_assert_cmphex(sdhi_rd32(qts, EMMC_SLOT, DM_CM_INFO2) &
+    g_assert_cmphex(sdhi_rd32(qts, slot, DM_CM_INFO2) &
                     (read ? DTRANERR1 : DTRANERR0), !=, 0);
-    g_assert_cmphex(sdhi_rd32(qts, EMMC_SLOT, DM_CM_INFO1) &
+    g_assert_cmphex(sdhi_rd32(qts, slot, DM_CM_INFO1) &
                     (DTRANEND0 | DTRANEND1), ==, 0);
-    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    g_assert_false(sdhi_rd16(qts, slot, SD_INFO2) & INFO2_CBSY);
+}
+
+static void emmc_dma_expect_error(QTestState *qts, bool read, uint32_t sector,
+                                  uint32_t blocks, uint64_t iova)
+{
+    dma_expect_error(qts, EMMC_SLOT, read, sector, blocks, iova);
     sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO2, 0);
     sdhi_wr16(qts, EMMC_SLOT, CC_EXT_MODE, 0);
     sdhi_wr16(qts, EMMC_SLOT, SD_STOP, 0);
@@ -475,7 +487,7 @@ static void test_walk_errors(void)
     /* At level 3, type 0b01 is reserved */
     pt_set_pte(&pt, IOVA_TOP, scattered_pa(0) | PTE_BLOCK | PTE_ATTRS);
     /* An L1 entry pointing at a table where nothing is mapped */
-    qtest_writeq(qts, pt.l1, 0x30000000 | PTE_TABLE);
+    qtest_writeq(qts, pt.l1, NO_MEMORY | PTE_TABLE);
     ctx_setup(qts, 1, &pt, IMCTR_INTEN | IMCTR_FLUSH | IMCTR_MMUEN);
     utlb_enable(qts, SDHI2_UTLB, 1);
 
@@ -670,6 +682,46 @@ static void test_utlb_banks(void)
     qtest_quit(qts);
 }
 
+typedef struct UtlbCase {
+    const RCarGen3TestMachine *m;
+    unsigned sdhi;
+} UtlbCase;
+
+/*
+ * Each SDHI of each SoC masters through its own uTLB of IPMMU-DS1: with
+ * the uTLBs of the other SDHIs sending to an empty table its DMA still
+ * goes straight to memory; with its own, the DMA faults.  An SD card sits
+ * in the channel under test (on the eMMC channel too).
+ */
+static void test_sdhi_utlb_routing(const void *data)
+{
+    const UtlbCase *c = data;
+    QTestState *qts = qtest_initf("-M %s -smp 1 -drive if=none,id=card,"
+                                  "file=%s,format=raw -device sd-card,"
+                                  "bus=sdhi%u.sd-bus,drive=card",
+                                  c->m->name, emmc_img, c->sdhi);
+    PageTable pt;
+
+    sdhi_sd_init_slot(qts, c->sdhi);
+    pt_init(&pt, qts, PT_POOL);
+    ctx_setup(qts, 1, &pt, IMCTR_INTEN | IMCTR_FLUSH | IMCTR_MMUEN);
+    for (unsigned n = 0; n < 4; n++) {
+        if (n != c->sdhi) {
+            utlb_enable(qts, SDHI_UTLB(n), 1);
+        }
+    }
+    g_assert_cmphex(sdhi_dma_transfer(qts, c->sdhi, true, 8, 8, DATA_POOL, 0)
+                    & DTRANEND1, ==, DTRANEND1);
+    assert_page_from_image(qts, DATA_POOL, 8 * BLKSZ);
+    g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, 0);
+
+    utlb_enable(qts, SDHI_UTLB(c->sdhi), 1);
+    dma_expect_error(qts, c->sdhi, true, 16, 8, DATA_POOL);
+    g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, IMSTR_TF);
+    g_assert_cmphex(mm_rd(qts, IMELAR(1)), ==, DATA_POOL);
+    qtest_quit(qts);
+}
+
 /* iommu=off: the SDHI goes straight to memory whatever the IPMMU says */
 static void test_iommu_off(void)
 {
@@ -699,7 +751,7 @@ static void test_random_accesses(void)
         IMCTR(7), IMUCTR(SDHI2_UTLB), IMUCTR(2), IMSCTLR,
     };
     static const uint32_t tables[] = {
-        PT_POOL, 0x30000000, 0xee140000, 0xfff00040, 0xe67b0000, 0,
+        PT_POOL, NO_MEMORY, 0xee140000, 0xfff00040, 0xe67b0000, 0,
     };
     GRand *rand = g_rand_new_with_seed(0x7795);
     bool irq_expected = false;
@@ -780,6 +832,21 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-ipmmu/utlb-banks", test_utlb_banks);
     qtest_add_func("/rcar-ipmmu/iommu-off", test_iommu_off);
     qtest_add_func("/rcar-ipmmu/random-accesses", test_random_accesses);
+    for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_test_machines); i++) {
+        const RCarGen3TestMachine *m = &rcar_gen3_test_machines[i];
+
+        for (unsigned n = 0; n < 4; n++) {
+            UtlbCase *c = g_new(UtlbCase, 1);
+            g_autofree char *path = NULL;
+
+            if (!(m->sdhi_mask & BIT(n))) {
+                continue;
+            }
+            *c = (UtlbCase) { .m = m, .sdhi = n };
+            path = g_strdup_printf("/rcar-ipmmu/%s/sdhi%u-utlb", m->name, n);
+            qtest_add_data_func_full(path, c, test_sdhi_utlb_routing, g_free);
+        }
+    }
 
     ret = g_test_run();
     unlink(emmc_img);

@@ -12,10 +12,11 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "rcar-gen3-machines.h"
 #include "qemu/bitops.h"
 
 #define MACHINE     "-M r8a77951-salvator-xs -smp 1 -m 1G"
-#define SYSC        0xe6180000
+#define SYSC        rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_SYSC, 0)
 
 /* rcar-sysc.c */
 #define SYSCSR      0x000

@@ -390,9 +390,9 @@ static void test_dma_fault(void)
     QTestState *qts = sdhi_boot();
     uint16_t rca = sd_init(qts);
 
-    /* 0x30000000 is no RAM and no device on R-Car H3 */
+    /* 0x40000000 is no RAM and in no window of the SoC (a bus error) */
     sdhi_setup_data(qts, SD_SLOT, 8);
-    sdhi_dma_setup(qts, SD_SLOT, true, 0x30000000);
+    sdhi_dma_setup(qts, SD_SLOT, true, 0x40000000);
     sdhi_cmd_ok(qts, SD_SLOT, sdhi_rw_cmd(true, 8), sdhi_card_addr(0));
     sdhi_wr32(qts, SD_SLOT, DM_CM_DTRAN_CTRL, 1);
     for (int i = 0; i < 10; i++) {

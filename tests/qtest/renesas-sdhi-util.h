@@ -11,8 +11,10 @@
 
 #include "libqtest.h"
 #include "qemu/units.h"
+#include "rcar-gen3-machines.h"
 
-#define SDHI_BASE(n)        (0xee100000 + (n) * 0x20000)
+#define SDHI_BASE(n) \
+    rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_SDHI, (n))
 #define SD_SLOT             0           /* SD card on SDHI0 */
 #define EMPTY_SLOT          1           /* nothing on SDHI1 */
 #define EMMC_SLOT           2           /* eMMC on SDHI2 */

@@ -1,5 +1,5 @@
 /*
- * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951)
+ * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951, M3-N r8a77965, E3 r8a77990)
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -9,6 +9,7 @@
 #define HW_ARM_RCAR_GEN3_H
 
 #include "cpu.h"
+#include "hw/arm/rcar-gen3-memmap.h"
 #include "hw/arm/rcar_ipmmu.h"
 #include "hw/char/sh_serial.h"
 #include "hw/cpu/cluster.h"
@@ -28,6 +29,8 @@
 OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 
 #define TYPE_R8A77951 "r8a77951"
+#define TYPE_R8A77965 "r8a77965"
+#define TYPE_R8A77990 "r8a77990"
 
 #define RCAR_GEN3_NUM_CLUSTERS      2
 #define RCAR_GEN3_MAX_CLUSTER_CPUS  4
@@ -35,58 +38,12 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
     (RCAR_GEN3_NUM_CLUSTERS * RCAR_GEN3_MAX_CLUSTER_CPUS)
 #define RCAR_GEN3_NUM_SPIS          480
 #define RCAR_GEN3_MAX_RAM_BANKS     4
+/* SDHI channels 0-3; a SoC has those its table lists (E3: no SDHI2) */
 #define RCAR_GEN3_NUM_SDHI          4
 #define RCAR_GEN3_MAX_GPIO_BANKS    8
 /* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
 #define RCAR_GEN3_GICC_PAGES        2
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
-
-/* Peripherals shared by every Gen3 SoC, at the same address everywhere */
-enum {
-    RCAR_GEN3_DEV_GIC_DIST,
-    RCAR_GEN3_DEV_GIC_CPU,
-    RCAR_GEN3_DEV_GIC_VIFACE,
-    RCAR_GEN3_DEV_GIC_VCPU,
-    RCAR_GEN3_DEV_PRR,
-    RCAR_GEN3_DEV_RST,
-    RCAR_GEN3_DEV_PFC,
-    RCAR_GEN3_DEV_SCIF2,
-    RCAR_GEN3_DEV_IPMMU_MM,
-    RCAR_GEN3_DEV_IPMMU_DS1,
-    RCAR_GEN3_DEV_SDHI0,
-    RCAR_GEN3_DEV_SDHI1,
-    RCAR_GEN3_DEV_SDHI2,
-    RCAR_GEN3_DEV_SDHI3,
-    RCAR_GEN3_DEV_DRAM0,
-    RCAR_GEN3_DEV_CPG,
-    RCAR_GEN3_DEV_SYSC,
-    RCAR_GEN3_DEV_GPIO0,        /* GPIO n at RCAR_GEN3_DEV_GPIO0 + n */
-    RCAR_GEN3_DEV_GPIO7 = RCAR_GEN3_DEV_GPIO0 + RCAR_GEN3_MAX_GPIO_BANKS - 1,
-    RCAR_GEN3_NUM_DEVS
-};
-
-/* GIC SPI numbers (GIC_SPI n in the device trees) */
-enum {
-    RCAR_GEN3_SPI_GPIO0 = 4,            /* GPIO bank n is SPI 4 + n */
-    RCAR_GEN3_SPI_SCIF2 = 164,
-    RCAR_GEN3_SPI_SDHI0 = 165,          /* SDHI n is SPI 165 + n */
-    RCAR_GEN3_SPI_IPMMU_MM = 196,
-    RCAR_GEN3_SPI_IPMMU_MM_SECURE = 197, /* in the DT; Linux never uses it */
-};
-
-/* SDHI n is wired to uTLB 32 + n of IPMMU-DS1 (r8a77951.dtsi "iommus") */
-#define RCAR_GEN3_SDHI0_UTLB    32
-
-/* CPG module numbers ("resets = <&cpg N>" in r8a77951.dtsi) */
-#define RCAR_GEN3_MOD_SCIF2     310
-#define RCAR_GEN3_MOD_SDHI0     314     /* SDHI n is 314 - n */
-#define RCAR_GEN3_MOD_GPIO0     912     /* GPIO n is 912 - n */
-
-typedef struct RCarGen3Window {
-    const char *name;
-    hwaddr base;
-    hwaddr size;
-} RCarGen3Window;
 
 typedef struct RCarGen3RamBank {
     hwaddr base;
@@ -103,21 +60,23 @@ struct RCarGen3Class {
     /* CPU type and count of each cluster; cluster 0 boots */
     const char *cluster_cpu_type[RCAR_GEN3_NUM_CLUSTERS];
     unsigned cluster_cpus[RCAR_GEN3_NUM_CLUSTERS];
+    /* capacity-dmips-mhz of each cluster; 0: the .dtsi has none */
     unsigned cluster_dmips_mhz[RCAR_GEN3_NUM_CLUSTERS];
     /* CNTFRQ that the boot firmware would program */
     uint64_t cntfrq;
     /* Where RAM goes, in order of filling */
     const RCarGen3RamBank *ram_banks;
     unsigned num_ram_banks;
-    /* The SoC's flavours of the CPG and SYSC models */
+    /* The SoC's flavours of the CPG, SYSC and PFC models */
     const char *cpg_type;
     const char *sysc_type;
+    const char *pfc_type;
+    /* Every window of the SoC (rcar-gen3-memmap-tables.h) */
+    const RCarGen3Dev *devs;
+    unsigned num_devs;
     /* GPIO banks and their pins */
     unsigned num_gpio_banks;
-    uint8_t gpio_pins[RCAR_GEN3_MAX_GPIO_BANKS];
-    /* Windows with no model yet: RAZ/WI and logged under -d unimp */
-    const RCarGen3Window *unimp;
-    unsigned num_unimp;
+    const uint8_t *gpio_pins;
 };
 
 struct RCarGen3State {
@@ -149,7 +108,32 @@ struct RCarGen3State {
     bool iommu;                 /* SDHI DMA through the IPMMU */
 };
 
-extern const hwaddr rcar_gen3_memmap[RCAR_GEN3_NUM_DEVS];
+/* The window of SoC class @sc's model @kind number @index, or NULL */
+const RCarGen3Dev *rcar_gen3_dev(const RCarGen3Class *sc,
+                                 RCarGen3DevKind kind, unsigned index);
+
+/* Does SoC class @sc have SD/MMC host channel @n? */
+bool rcar_gen3_has_sdhi(const RCarGen3Class *sc, unsigned n);
+
+/* The number of CPUs of SoC class @sc */
+unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc);
+
+/*
+ * rcar_gen3_fdt_populate: add the SoC's nodes to the device tree @fdt:
+ * CPUs, timer and the nodes of the modelled devices under /soc, with the
+ * SD/MMC hosts disabled (rcar-gen3-fdt.c).
+ */
+void rcar_gen3_fdt_populate(RCarGen3State *s, void *fdt);
+
+/* The path of the node of model @kind number @index ("/soc/mmc@ee100000") */
+char *rcar_gen3_fdt_path(RCarGen3State *s, RCarGen3DevKind kind,
+                         unsigned index);
+
+/* Set a string-list property from a NULL-terminated list of strings */
+void G_GNUC_NULL_TERMINATED rcar_gen3_fdt_setprop_strings(void *fdt,
+                                                          const char *node,
+                                                          const char *prop,
+                                                          ...);
 
 /*
  * rcar_gen3_ram_layout: how @ram_size bytes of RAM spread over the banks

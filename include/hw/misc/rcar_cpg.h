@@ -16,6 +16,8 @@
 OBJECT_DECLARE_TYPE(RCarCPGState, RCarCPGClass, RCAR_CPG)
 
 #define TYPE_RCAR_CPG_R8A77951 "rcar-cpg-r8a77951"
+#define TYPE_RCAR_CPG_R8A77965 "rcar-cpg-r8a77965"
+#define TYPE_RCAR_CPG_R8A77990 "rcar-cpg-r8a77990"
 
 #define RCAR_CPG_MMIO_SIZE      0x1000
 /* SMSTPCR0-11 and SRCR0-11: 32 modules each */

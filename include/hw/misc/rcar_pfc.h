@@ -12,11 +12,24 @@
 #include "qom/object.h"
 
 #define TYPE_RCAR_PFC "rcar-pfc"
-OBJECT_DECLARE_SIMPLE_TYPE(RCarPfcState, RCAR_PFC)
+OBJECT_DECLARE_TYPE(RCarPfcState, RCarPfcClass, RCAR_PFC)
 
-/* The "reg" size of the r8a7795 PFC node (r8a77951.dtsi) */
-#define RCAR_PFC_MMIO_SIZE  0x50c
-#define RCAR_PFC_NUM_REGS   (RCAR_PFC_MMIO_SIZE / 4)
+#define TYPE_RCAR_PFC_R8A77951 "rcar-pfc-r8a77951"
+#define TYPE_RCAR_PFC_R8A77965 "rcar-pfc-r8a77965"
+#define TYPE_RCAR_PFC_R8A77990 "rcar-pfc-r8a77990"
+
+/* The largest "reg" size of a PFC node (r8a77951.dtsi, r8a77965.dtsi) */
+#define RCAR_PFC_MAX_MMIO_SIZE  0x50c
+#define RCAR_PFC_NUM_REGS       (RCAR_PFC_MAX_MMIO_SIZE / 4)
+
+struct RCarPfcClass {
+    SysBusDeviceClass parent_class;
+
+    /* The "reg" size of the SoC's PFC node */
+    uint32_t mmio_size;
+    /* POCCTRL0 at reset: the bits of the SD pins, all at 3.3 V */
+    uint32_t pocctrl0_reset;
+};
 
 struct RCarPfcState {
     SysBusDevice parent_obj;

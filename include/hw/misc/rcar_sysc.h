@@ -15,6 +15,8 @@
 OBJECT_DECLARE_TYPE(RCarSyscState, RCarSyscClass, RCAR_SYSC)
 
 #define TYPE_RCAR_SYSC_R8A77951 "rcar-sysc-r8a77951"
+#define TYPE_RCAR_SYSC_R8A77965 "rcar-sysc-r8a77965"
+#define TYPE_RCAR_SYSC_R8A77990 "rcar-sysc-r8a77990"
 
 #define RCAR_SYSC_MMIO_SIZE     0x400
 /* Power control register blocks ("chan_offs" in Linux), 0x40 apart */

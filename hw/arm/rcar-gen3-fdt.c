@@ -1,0 +1,299 @@
+/*
+ * Renesas R-Car Gen3 SoCs: the SoC's part of a generated device tree
+ *
+ * The nodes of the SoC's .dtsi for what QEMU models and Linux needs:
+ * CPUs, timer, and under /soc the PRR, the GIC-400, the SD/MMC hosts,
+ * IPMMU-MM and IPMMU-DS1, SCIF2 and the PFC.  Node names, addresses,
+ * interrupts, compatibles and "iommus" are those of the .dtsi (from the
+ * SoC's table), so that Linux's drivers and the IPMMU allow list (which
+ * matches on device names) see the same machine.  As in the .dtsi, the
+ * SD/MMC hosts are "disabled" until the board enables the ones it wires;
+ * the board adds clocks, regulators and pin groups.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "hw/arm/rcar-gen3.h"
+#include "system/device_tree.h"
+#include "target/arm/cpu-qom.h"
+#include <libfdt.h>
+
+/* GIC interrupt specifiers (include/dt-bindings/interrupt-controller) */
+#define GIC_SPI             0
+#define GIC_PPI             1
+#define IRQ_TYPE_LEVEL_HIGH 4
+#define IRQ_TYPE_LEVEL_LOW  8
+#define GIC_CPU_MASK_SIMPLE(n) (((1 << (n)) - 1) << 8)
+
+/* The node name of each model in the .dtsi, before the unit address */
+static const char *const rcar_gen3_node_names[] = {
+    [RCAR_GEN3_GIC] = "interrupt-controller",
+    [RCAR_GEN3_PRR] = "chipid",
+    [RCAR_GEN3_RST] = "reset-controller",
+    [RCAR_GEN3_PFC] = "pinctrl",
+    [RCAR_GEN3_CPG] = "clock-controller",
+    [RCAR_GEN3_SYSC] = "system-controller",
+    [RCAR_GEN3_GPIO] = "gpio",
+    [RCAR_GEN3_SCIF2] = "serial",
+    [RCAR_GEN3_IPMMU_MM] = "iommu",
+    [RCAR_GEN3_IPMMU_DS1] = "iommu",
+    [RCAR_GEN3_SDHI] = "mmc",
+};
+
+void G_GNUC_NULL_TERMINATED rcar_gen3_fdt_setprop_strings(void *fdt,
+                                                          const char *node,
+                                                          const char *prop,
+                                                          ...)
+{
+    g_autoptr(GString) buf = g_string_new(NULL);
+    const char *str;
+    va_list ap;
+
+    va_start(ap, prop);
+    while ((str = va_arg(ap, const char *))) {
+        g_string_append_len(buf, str, strlen(str) + 1);
+    }
+    va_end(ap);
+    qemu_fdt_setprop(fdt, node, prop, buf->str, buf->len);
+}
+
+char *rcar_gen3_fdt_path(RCarGen3State *s, RCarGen3DevKind kind,
+                         unsigned index)
+{
+    const RCarGen3Dev *d = rcar_gen3_dev(RCAR_GEN3_SOC_GET_CLASS(s), kind,
+                                         index);
+
+    assert(d && kind < ARRAY_SIZE(rcar_gen3_node_names) &&
+           rcar_gen3_node_names[kind]);
+    return g_strdup_printf("/soc/%s@%" PRIx64, rcar_gen3_node_names[kind],
+                           d->base);
+}
+
+/* A node for window @d, with its compatibles, "reg" and interrupt */
+static char *fdt_add_dev_node(RCarGen3State *s, void *fdt,
+                              const RCarGen3Dev *d, const char *compat2,
+                              const char *compat3)
+{
+    char *node = rcar_gen3_fdt_path(s, d->kind, d->index);
+
+    qemu_fdt_add_subnode(fdt, node);
+    rcar_gen3_fdt_setprop_strings(fdt, node, "compatible", d->compatible,
+                                  compat2, compat3, NULL);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, d->base, 2, d->size);
+    if (d->spi >= 0) {
+        qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_SPI, d->spi,
+                               IRQ_TYPE_LEVEL_HIGH);
+    }
+    return node;
+}
+
+static void fdt_add_cpus(RCarGen3State *s, void *fdt)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+    unsigned n = s->num_cpus;
+
+    qemu_fdt_add_subnode(fdt, "/cpus");
+    qemu_fdt_setprop_cell(fdt, "/cpus", "#address-cells", 1);
+    qemu_fdt_setprop_cell(fdt, "/cpus", "#size-cells", 0);
+
+    /*
+     * libfdt adds each subnode in front of its siblings: create the CPUs
+     * backwards so that they appear in MPIDR order, which is the order
+     * Linux numbers them in.
+     */
+    for (int i = n - 1; i >= 0; i--) {
+        unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
+        uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
+        g_autofree char *node = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
+        const char *type = sc->cluster_cpu_type[cluster];
+        /* "cortex-a57-arm-cpu" is "arm,cortex-a57" in the device tree */
+        int model_len = strlen(type) - strlen("-" TYPE_ARM_CPU);
+        g_autofree char *compat = g_strdup_printf("arm,%.*s", model_len, type);
+
+        qemu_fdt_add_subnode(fdt, node);
+        qemu_fdt_setprop_string(fdt, node, "device_type", "cpu");
+        qemu_fdt_setprop_string(fdt, node, "compatible", compat);
+        qemu_fdt_setprop_cell(fdt, node, "reg", mpidr);
+        qemu_fdt_setprop_string(fdt, node, "enable-method", "psci");
+        if (sc->cluster_dmips_mhz[cluster]) {
+            qemu_fdt_setprop_cell(fdt, node, "capacity-dmips-mhz",
+                                  sc->cluster_dmips_mhz[cluster]);
+        }
+        qemu_fdt_setprop_cell(fdt, node, "phandle",
+                              qemu_fdt_alloc_phandle(fdt));
+    }
+
+    qemu_fdt_add_subnode(fdt, "/cpus/cpu-map");
+    for (int i = n - 1; i >= 0; i--) {
+        unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
+        uint64_t mpidr = rcar_gen3_cpu_mpidr(sc, i);
+        g_autofree char *cpu = g_strdup_printf("/cpus/cpu@%" PRIx64, mpidr);
+        unsigned core = mpidr & 0xff;
+        g_autofree char *node = g_strdup_printf(
+            "/cpus/cpu-map/cluster%u/core%u", cluster, core);
+
+        qemu_fdt_add_path(fdt, node);
+        qemu_fdt_setprop_phandle(fdt, node, "cpu", cpu);
+    }
+}
+
+static void fdt_add_timer(RCarGen3State *s, void *fdt)
+{
+    uint32_t flags = GIC_CPU_MASK_SIMPLE(s->num_cpus) | IRQ_TYPE_LEVEL_LOW;
+
+    qemu_fdt_add_subnode(fdt, "/timer");
+    qemu_fdt_setprop_string(fdt, "/timer", "compatible", "arm,armv8-timer");
+    /* The same order and PPIs as the .dtsi */
+    qemu_fdt_setprop_cells(fdt, "/timer", "interrupts",
+                           GIC_PPI, 13, flags, GIC_PPI, 14, flags,
+                           GIC_PPI, 11, flags, GIC_PPI, 10, flags);
+    rcar_gen3_fdt_setprop_strings(fdt, "/timer", "interrupt-names",
+                                  "sec-phys", "phys", "virt", "hyp-phys",
+                                  NULL);
+}
+
+/* The GIC-400, with its four windows; returns its phandle */
+static uint32_t fdt_add_gic(RCarGen3State *s, void *fdt, const RCarGen3Dev *d)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+    g_autofree char *node = rcar_gen3_fdt_path(s, RCAR_GEN3_GIC,
+                                               RCAR_GEN3_GIC_DIST);
+    const RCarGen3Dev *w[4];
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    for (unsigned i = 0; i < ARRAY_SIZE(w); i++) {
+        w[i] = rcar_gen3_dev(sc, RCAR_GEN3_GIC, i);
+        assert(w[i]);
+    }
+    qemu_fdt_add_subnode(fdt, node);
+    qemu_fdt_setprop_string(fdt, node, "compatible", d->compatible);
+    qemu_fdt_setprop_cell(fdt, node, "#interrupt-cells", 3);
+    qemu_fdt_setprop_cell(fdt, node, "#address-cells", 0);
+    qemu_fdt_setprop(fdt, node, "interrupt-controller", NULL, 0);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg",
+                                 2, w[0]->base, 2, w[0]->size,
+                                 2, w[1]->base, 2, w[1]->size,
+                                 2, w[2]->base, 2, w[2]->size,
+                                 2, w[3]->base, 2, w[3]->size);
+    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_PPI, 9,
+                           GIC_CPU_MASK_SIMPLE(s->num_cpus) |
+                           IRQ_TYPE_LEVEL_HIGH);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+    return phandle;
+}
+
+/*
+ * An IPMMU node without "power-domains" (no SYSC provider in this DT; the
+ * driver does not use it).  The main instance has the fault interrupt (the
+ * secure one is optional in the binding and unused by Linux); a cache
+ * instance names its main one in "renesas,ipmmu-main" with its bit in
+ * IMSSTR of the main one (ipmmu_probe()).
+ */
+static void fdt_add_ipmmu(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
+                          uint32_t phandle, uint32_t main_phandle)
+{
+    g_autofree char *node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
+
+    if (main_phandle) {
+        qemu_fdt_setprop_cells(fdt, node, "renesas,ipmmu-main",
+                               main_phandle, 1);
+    }
+    qemu_fdt_setprop_cell(fdt, node, "#iommu-cells", 1);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+}
+
+/* An SD/MMC host, disabled until the board enables it */
+static void fdt_add_sdhi(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
+                         uint32_t ipmmu)
+{
+    g_autofree char *node = fdt_add_dev_node(s, fdt, d,
+                                             "renesas,rcar-gen3-sdhi", NULL);
+
+    qemu_fdt_setprop_cell(fdt, node, "max-frequency", 200000000);
+    if (ipmmu && d->utlb >= 0) {
+        qemu_fdt_setprop_cells(fdt, node, "iommus", ipmmu, d->utlb);
+    }
+    qemu_fdt_setprop_string(fdt, node, "status", "disabled");
+}
+
+/*
+ * The SoC's nodes in unit-address order, as in the .dtsi: Linux creates
+ * and probes the devices in this order, so the IPMMUs (main instance
+ * first) are bound before the SDHIs that use them, as on the board.  In
+ * the other order the SDHIs and IPMMU-DS1 are deferred and retried at
+ * once, and ipmmu_probe() registers DS1 before it sets the drvdata that
+ * an SDHI's ipmmu_of_xlate() takes: an SDHI retried in that window probes
+ * without its IOMMU.  qemu_fdt_add_subnode() puts a node before its
+ * siblings, so the nodes are made from the highest address down; the
+ * phandles they refer to are allocated first.
+ */
+static void fdt_add_soc_nodes(RCarGen3State *s, void *fdt)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+    uint32_t ipmmu_mm = 0, ipmmu_ds1 = 0, gic = 0;
+
+    /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
+    if (s->iommu) {
+        ipmmu_mm = qemu_fdt_alloc_phandle(fdt);
+        ipmmu_ds1 = qemu_fdt_alloc_phandle(fdt);
+    }
+
+    qemu_fdt_add_subnode(fdt, "/soc");
+    qemu_fdt_setprop_string(fdt, "/soc", "compatible", "simple-bus");
+    qemu_fdt_setprop_cell(fdt, "/soc", "#address-cells", 2);
+    qemu_fdt_setprop_cell(fdt, "/soc", "#size-cells", 2);
+    qemu_fdt_setprop(fdt, "/soc", "ranges", NULL, 0);
+
+    for (int i = sc->num_devs - 1; i >= 0; i--) {
+        const RCarGen3Dev *d = &sc->devs[i];
+        g_autofree char *node = NULL;
+
+        switch (d->kind) {
+        case RCAR_GEN3_PRR:
+            /* renesas-soc.c finds it through this node */
+            node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
+            break;
+        case RCAR_GEN3_GIC:
+            if (d->index == RCAR_GEN3_GIC_DIST) {
+                gic = fdt_add_gic(s, fdt, d);
+            }
+            break;
+        case RCAR_GEN3_SDHI:
+            fdt_add_sdhi(s, fdt, d, ipmmu_ds1);
+            break;
+        case RCAR_GEN3_IPMMU_DS1:
+            if (s->iommu) {
+                fdt_add_ipmmu(s, fdt, d, ipmmu_ds1, ipmmu_mm);
+            }
+            break;
+        case RCAR_GEN3_IPMMU_MM:
+            if (s->iommu) {
+                fdt_add_ipmmu(s, fdt, d, ipmmu_mm, 0);
+            }
+            break;
+        case RCAR_GEN3_SCIF2:
+            node = fdt_add_dev_node(s, fdt, d, "renesas,rcar-gen3-scif",
+                                    "renesas,scif");
+            break;
+        case RCAR_GEN3_PFC:
+            node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
+            break;
+        default:
+            /* No node: fixed clocks stand in for the CPG, and so on */
+            break;
+        }
+    }
+    assert(gic);
+    qemu_fdt_setprop_cell(fdt, "/", "interrupt-parent", gic);
+}
+
+void rcar_gen3_fdt_populate(RCarGen3State *s, void *fdt)
+{
+    /* Created in reverse order of appearance: see fdt_add_cpus() */
+    fdt_add_soc_nodes(s, fdt);
+    fdt_add_timer(s, fdt);
+    fdt_add_cpus(s, fdt);
+}

@@ -1,0 +1,64 @@
+/*
+ * The R-Car Gen3 boards that the qtests run on
+ *
+ * Addresses come from the SoC's table (hw/arm/rcar-gen3-memmap.h, which
+ * "make check" compares with the .dtsi files of Linux).  What each board
+ * is expected to be comes from Linux, not from the model: the PRR value
+ * that drivers/soc/renesas/renesas-soc.c decodes, the SD/MMC hosts of the
+ * SoC's .dtsi, the CPUs of the board's .dts.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef RCAR_GEN3_MACHINES_H
+#define RCAR_GEN3_MACHINES_H
+
+#include "hw/arm/rcar-gen3-memmap.h"
+
+typedef struct RCarGen3TestMachine {
+    const char *name;
+    const char *soc;
+    const RCarGen3Dev *devs;
+    unsigned num_devs;
+    uint32_t prr;               /* PRR at reset: product << 8 | cut */
+    uint8_t sdhi_mask;          /* the SDHI channels of the SoC */
+    unsigned emmc_sdhi;         /* where the board's eMMC is */
+    unsigned cpus;              /* CPUs of the board's .dts */
+} RCarGen3TestMachine;
+
+static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
+    {
+        /* "r8a7795 ES3.0"; four SDHIs, eMMC on SDHI2; 4x A57 + 4x A53 */
+        .name = "r8a77951-salvator-xs", .soc = "r8a77951",
+        .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
+        .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
+    }, {
+        /* "r8a77965 ES1.0"; four SDHIs, eMMC on SDHI2; 2x A57 */
+        .name = "r8a77965-salvator-xs", .soc = "r8a77965",
+        .devs = r8a77965_devs, .num_devs = ARRAY_SIZE(r8a77965_devs),
+        .prr = 0x00005500, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 2,
+    }, {
+        /* "r8a77990 ES1.1"; SDHI0, 1 and 3, eMMC on SDHI3; 2x A53 */
+        .name = "r8a77990-ebisu", .soc = "r8a77990",
+        .devs = r8a77990_devs, .num_devs = ARRAY_SIZE(r8a77990_devs),
+        .prr = 0x00005701, .sdhi_mask = 0xb, .emmc_sdhi = 3, .cpus = 2,
+    },
+};
+
+/* The base of model @kind number @index on machine @m; fails if none */
+static inline uint64_t rcar_gen3_test_base(const RCarGen3TestMachine *m,
+                                           RCarGen3DevKind kind,
+                                           unsigned index)
+{
+    const RCarGen3Dev *d = rcar_gen3_find_dev(m->devs, m->num_devs, kind,
+                                              index);
+
+    g_assert_nonnull(d);
+    return d->base;
+}
+
+/* The H3 board, where most tests run */
+#define RCAR_GEN3_H3 (&rcar_gen3_test_machines[0])
+
+#endif
