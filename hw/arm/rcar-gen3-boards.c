@@ -19,6 +19,7 @@
 #include "qemu/error-report.h"
 #include "qemu/guest-random.h"
 #include "qemu/units.h"
+#include "exec/address-spaces.h"
 #include "hw/arm/boot.h"
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
@@ -28,11 +29,20 @@
 #include "system/blockdev.h"
 #include "system/device_tree.h"
 #include "system/qtest.h"
+#include "system/system.h"
 #include <libfdt.h>
 
 #define TYPE_RCAR_GEN3_MACHINE MACHINE_TYPE_NAME("rcar-gen3")
 OBJECT_DECLARE_TYPE(RCarGen3MachineState, RCarGen3MachineClass,
                     RCAR_GEN3_MACHINE)
+
+#define RCAR_GEN3_MAX_RAM_BANKS 4
+
+/* A DRAM bank that the board populates */
+typedef struct RCarGen3RamBank {
+    hwaddr base;
+    uint64_t size;
+} RCarGen3RamBank;
 
 /* The card-detect (active low) and write-protect GPIOs of an SD slot */
 typedef struct RCarGen3SlotWiring {
@@ -60,6 +70,9 @@ struct RCarGen3MachineClass {
     /* Where the SD slots' switches go: cd-gpios, wp-gpios of each SDHI */
     const RCarGen3SlotWiring *slots;
     unsigned num_slots;
+    /* Where RAM goes, in order of filling (the board's .dts) */
+    const RCarGen3RamBank *ram_banks;
+    unsigned num_ram_banks;
 };
 
 /* The fastest bus mode the device tree lets Linux use on the eMMC */
@@ -81,11 +94,11 @@ struct RCarGen3MachineState {
     RCarGen3State *soc;
     struct arm_boot_info binfo;
     int fdt_size;
+    Notifier machine_done;
+    /* How -m spreads over the board's banks */
     RCarGen3RamBank ram_banks[RCAR_GEN3_MAX_RAM_BANKS];
     unsigned num_ram_banks;
-
-    /* SDHI channels with a card from -drive if=sd */
-    uint32_t sdhi_with_card;
+    MemoryRegion ram_alias[RCAR_GEN3_MAX_RAM_BANKS];
 
     /* Properties */
     bool prr_cut_set;           /* else the SoC's default */
@@ -136,14 +149,45 @@ static uint32_t fdt_add_fixed_regulator(void *fdt, const char *name,
     return phandle;
 }
 
+/* The card in SDHI @n (from -drive or -device), or NULL */
+static DeviceState *sdhi_card(RCarGen3MachineState *m, unsigned n)
+{
+    g_autofree char *name = g_strdup_printf("sdhi%u.sd-bus", n);
+    BusState *bus;
+    BusChild *kid;
+
+    if (!rcar_gen3_has_sdhi(RCAR_GEN3_SOC_GET_CLASS(m->soc), n)) {
+        return NULL;
+    }
+    bus = qdev_get_child_bus(DEVICE(&m->soc->sdhi[n]), name);
+    kid = bus ? QTAILQ_FIRST(&bus->children) : NULL;
+    return kid ? kid->child : NULL;
+}
+
 /*
  * The channels the board uses, and any other that the user gave a card:
- * SDHI1 is not wired on Salvator-XS, but -drive if=sd,index=1 means the
- * user wants it.
+ * SDHI1 is not wired on Salvator-XS, but a card in it means the user
+ * wants it.
  */
 static uint32_t sdhi_enabled(RCarGen3MachineState *m)
 {
-    return RCAR_GEN3_MACHINE_GET_CLASS(m)->sdhi_used | m->sdhi_with_card;
+    uint32_t mask = RCAR_GEN3_MACHINE_GET_CLASS(m)->sdhi_used;
+
+    for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
+        if (sdhi_card(m, n)) {
+            mask |= BIT(n);
+        }
+    }
+    return mask;
+}
+
+/* The board's eMMC host, unless the user put an SD card in it */
+static bool sdhi_is_emmc(RCarGen3MachineState *m, unsigned n)
+{
+    DeviceState *card = sdhi_card(m, n);
+
+    return n == RCAR_GEN3_MACHINE_GET_CLASS(m)->emmc_sdhi &&
+           (!card || object_dynamic_cast(OBJECT(card), TYPE_EMMC));
 }
 
 /* Phandles of what the board's SDHI properties refer to */
@@ -195,9 +239,8 @@ static void fdt_add_sdhi_board_props(RCarGen3MachineState *m, void *fdt,
                                      unsigned n,
                                      const RCarGen3SdhiFdtRefs *refs)
 {
-    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     g_autofree char *node = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SDHI, n);
-    bool emmc = n == mc->emmc_sdhi;
+    bool emmc = sdhi_is_emmc(m, n);
 
     qemu_fdt_setprop_cell(fdt, node, "clocks", refs->clk);
     qemu_fdt_setprop_string(fdt, node, "clock-names", "core");
@@ -363,7 +406,6 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
                                qdev_get_child_bus(DEVICE(&m->soc->sdhi[n]),
                                                   bus_name),
                                &error_fatal);
-        m->sdhi_with_card |= BIT(n);
     }
     if (drive_get(IF_SD, 0, RCAR_GEN3_NUM_SDHI)) {
         error_report("%s has SD/MMC hosts SDHI0 to SDHI%u: -drive if=sd,"
@@ -551,27 +593,77 @@ static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
     }
 }
 
+/*
+ * Spread -m over the board's banks, in order, and map each part where its
+ * bank is.
+ */
+static void rcar_gen3_map_ram(RCarGen3MachineState *m)
+{
+    MachineState *ms = MACHINE(m);
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    uint64_t left = ms->ram_size, offset = 0, max = 0;
+
+    for (unsigned i = 0; i < mc->num_ram_banks; i++) {
+        max += mc->ram_banks[i].size;
+    }
+    if (ms->ram_size > max) {
+        error_report("%s: -m %" PRIu64 "M is more than the %" PRIu64
+                     " MiB that the board holds",
+                     MACHINE_GET_CLASS(ms)->name, ms->ram_size / MiB,
+                     max / MiB);
+        exit(1);
+    }
+    for (unsigned i = 0; i < mc->num_ram_banks && left; i++) {
+        RCarGen3RamBank *bank = &m->ram_banks[m->num_ram_banks++];
+
+        bank->base = mc->ram_banks[i].base;
+        bank->size = MIN(left, mc->ram_banks[i].size);
+        memory_region_init_alias(&m->ram_alias[i], OBJECT(m), "rcar-gen3.ram",
+                                 ms->ram, offset, bank->size);
+        memory_region_add_subregion(get_system_memory(), bank->base,
+                                    &m->ram_alias[i]);
+        offset += bank->size;
+        left -= bank->size;
+    }
+}
+
+/*
+ * The device tree goes in once the machine is complete: a card that
+ * -device put in an SD/MMC host enables that host too.
+ */
+static void rcar_gen3_machine_done(Notifier *notifier, void *data)
+{
+    RCarGen3MachineState *m = container_of(notifier, RCarGen3MachineState,
+                                           machine_done);
+    ARMCPU *cpu = &m->soc->cpu[0];
+
+    if (!MACHINE(m)->dtb) {
+        rcar_gen3_create_fdt(m);
+    }
+    if (arm_load_dtb(m->binfo.dtb_start, &m->binfo, m->binfo.dtb_limit,
+                     arm_boot_address_space(cpu, &m->binfo), MACHINE(m),
+                     cpu) < 0) {
+        exit(1);
+    }
+}
+
 static void rcar_gen3_board_init(MachineState *ms)
 {
     RCarGen3MachineState *m = RCAR_GEN3_MACHINE(ms);
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(ms);
     RCarGen3Class *sc;
 
+    rcar_gen3_map_ram(m);
     m->soc = RCAR_GEN3_SOC(object_new(mc->soc_type));
     object_property_add_child(OBJECT(ms), "soc", OBJECT(m->soc));
     sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-
-    m->num_ram_banks = rcar_gen3_ram_layout(sc, ms->ram_size, m->ram_banks);
-    if (!m->num_ram_banks) {
-        error_report("%s: -m %" PRIu64 "M is more than the %" PRIu64
-                     " MiB that the %s can address",
-                     MACHINE_GET_CLASS(ms)->name, ms->ram_size / MiB,
-                     rcar_gen3_max_ram(sc) / MiB, mc->soc_type);
-        exit(1);
+    assert(rcar_gen3_has_sdhi(sc, mc->emmc_sdhi));
+    for (unsigned i = 0; i < mc->num_slots; i++) {
+        assert(rcar_gen3_has_sdhi(sc, mc->slots[i].sdhi) &&
+               mc->slots[i].cd_bank < sc->num_gpio_banks &&
+               (!mc->slots[i].has_wp ||
+                mc->slots[i].wp_bank < sc->num_gpio_banks));
     }
-
-    object_property_set_link(OBJECT(m->soc), "ram", OBJECT(ms->ram),
-                             &error_abort);
     qdev_prop_set_uint32(DEVICE(m->soc), "num-cpus", ms->smp.cpus);
     if (m->prr_cut_set) {
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
@@ -581,8 +673,6 @@ static void rcar_gen3_board_init(MachineState *ms)
     rcar_gen3_attach_cards(m);
     rcar_gen3_wire_slots(m);
 
-    rcar_gen3_create_fdt(m);
-
     m->binfo = (struct arm_boot_info) {
         .loader_start = m->ram_banks[0].base,
         .ram_size = m->ram_banks[0].size,
@@ -590,9 +680,13 @@ static void rcar_gen3_board_init(MachineState *ms)
         .psci_conduit = QEMU_PSCI_CONDUIT_SMC,
         .get_dtb = rcar_gen3_get_dtb,
         .modify_dtb = rcar_gen3_modify_dtb,
+        /* Loaded once -device has put its cards in: see machine_done */
+        .skip_dtb_autoload = true,
     };
     if (!qtest_enabled()) {
         arm_load_kernel(&m->soc->cpu[0], ms, &m->binfo);
+        m->machine_done.notify = rcar_gen3_machine_done;
+        qemu_add_machine_init_done_notifier(&m->machine_done);
     }
 }
 
@@ -711,6 +805,14 @@ static void salvator_xs_class_init(ObjectClass *oc)
     rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
 }
 
+/* r8a77951-salvator-xs.dts: 896 MiB below 4 GiB, then three 1 GiB banks */
+static const RCarGen3RamBank salvator_xs_h3_ram[] = {
+    { 0x0048000000, 0x38000000 },
+    { 0x0500000000, 1 * GiB },
+    { 0x0600000000, 1 * GiB },
+    { 0x0700000000, 1 * GiB },
+};
+
 static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -722,7 +824,14 @@ static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
     rcar_gen3_machine_set_soc(oc, TYPE_R8A77951);
     salvator_xs_class_init(oc);
     rmc->model = "Renesas Salvator-X 2nd version board based on r8a77951";
+    rmc->ram_banks = salvator_xs_h3_ram;
+    rmc->num_ram_banks = ARRAY_SIZE(salvator_xs_h3_ram);
 }
+
+/* r8a77965-salvator-xs.dts: 1920 MiB, all below 4 GiB */
+static const RCarGen3RamBank salvator_xs_m3n_ram[] = {
+    { 0x0048000000, 0x78000000 },
+};
 
 static void salvator_xs_m3n_class_init(ObjectClass *oc, void *data)
 {
@@ -730,11 +839,12 @@ static void salvator_xs_m3n_class_init(ObjectClass *oc, void *data)
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
 
     mc->desc = "Renesas Salvator-XS board with R-Car M3-N (r8a77965)";
-    /* r8a77965-salvator-xs.dts: 1920 MiB, all below 4 GiB */
     mc->default_ram_size = 1920 * MiB;
     rcar_gen3_machine_set_soc(oc, TYPE_R8A77965);
     salvator_xs_class_init(oc);
     rmc->model = "Renesas Salvator-X 2nd version board based on r8a77965";
+    rmc->ram_banks = salvator_xs_m3n_ram;
+    rmc->num_ram_banks = ARRAY_SIZE(salvator_xs_m3n_ram);
 }
 
 /* ebisu.dtsi: &sdhi0 cd-gpios, wp-gpios; &sdhi1 cd-gpios only */
@@ -744,18 +854,24 @@ static const RCarGen3SlotWiring ebisu_slots[] = {
     { .sdhi = 1, .cd_bank = 3, .cd_pin = 14 },
 };
 
+/* r8a77990-ebisu.dts: 896 MiB */
+static const RCarGen3RamBank ebisu_ram[] = {
+    { 0x0048000000, 0x38000000 },
+};
+
 static void ebisu_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
 
     mc->desc = "Renesas Ebisu board with R-Car E3 (r8a77990)";
-    /* r8a77990-ebisu.dts: 896 MiB */
     mc->default_ram_size = 896 * MiB;
     rcar_gen3_machine_set_soc(oc, TYPE_R8A77990);
     rmc->board_compat = "renesas,ebisu";
     rmc->model = "Renesas Ebisu board based on r8a77990";
-    /* S3D4C = EXTAL 48 MHz * 100 / 3 / 6 / 4 with MODEMR = 0 (MD12 = 0) */
+    rmc->ram_banks = ebisu_ram;
+    rmc->num_ram_banks = ARRAY_SIZE(ebisu_ram);
+    /* S3D4C = EXTAL 48 MHz * 100 / 3 / 6 / 4: PLL1 and S3 with MODEMR = 0 */
     rmc->scif_fck_hz = 66666666;
     /* SD slots on SDHI0 and SDHI1, eMMC on SDHI3 */
     rmc->emmc_sdhi = 3;

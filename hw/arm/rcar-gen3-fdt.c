@@ -16,17 +16,14 @@
  */
 
 #include "qemu/osdep.h"
+#include "hw/arm/fdt.h"
 #include "hw/arm/rcar-gen3.h"
 #include "system/device_tree.h"
 #include "target/arm/cpu-qom.h"
 #include <libfdt.h>
 
-/* GIC interrupt specifiers (include/dt-bindings/interrupt-controller) */
-#define GIC_SPI             0
-#define GIC_PPI             1
-#define IRQ_TYPE_LEVEL_HIGH 4
-#define IRQ_TYPE_LEVEL_LOW  8
-#define GIC_CPU_MASK_SIMPLE(n) (((1 << (n)) - 1) << 8)
+#define GIC_CPU_MASK_SIMPLE(n) \
+    (((1 << (n)) - 1) << GIC_FDT_IRQ_PPI_CPU_START)
 
 /* The node name of each model in the .dtsi, before the unit address */
 static const char *const rcar_gen3_node_names[] = {
@@ -84,8 +81,8 @@ static char *fdt_add_dev_node(RCarGen3State *s, void *fdt,
                                   compat2, compat3, NULL);
     qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, d->base, 2, d->size);
     if (d->spi >= 0) {
-        qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_SPI, d->spi,
-                               IRQ_TYPE_LEVEL_HIGH);
+        qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_FDT_IRQ_TYPE_SPI,
+                               d->spi, GIC_FDT_IRQ_FLAGS_LEVEL_HI);
     }
     return node;
 }
@@ -126,6 +123,10 @@ static void fdt_add_cpus(RCarGen3State *s, void *fdt)
                               qemu_fdt_alloc_phandle(fdt));
     }
 
+    /* As in the .dtsi: only the H3, with two clusters, has a cpu-map */
+    if (!sc->cluster_cpus[1]) {
+        return;
+    }
     qemu_fdt_add_subnode(fdt, "/cpus/cpu-map");
     for (int i = n - 1; i >= 0; i--) {
         unsigned cluster = rcar_gen3_cpu_cluster(sc, i);
@@ -142,14 +143,16 @@ static void fdt_add_cpus(RCarGen3State *s, void *fdt)
 
 static void fdt_add_timer(RCarGen3State *s, void *fdt)
 {
-    uint32_t flags = GIC_CPU_MASK_SIMPLE(s->num_cpus) | IRQ_TYPE_LEVEL_LOW;
+    uint32_t ppi = GIC_FDT_IRQ_TYPE_PPI;
+    uint32_t flags = GIC_CPU_MASK_SIMPLE(s->num_cpus) |
+                     GIC_FDT_IRQ_FLAGS_LEVEL_LO;
 
     qemu_fdt_add_subnode(fdt, "/timer");
     qemu_fdt_setprop_string(fdt, "/timer", "compatible", "arm,armv8-timer");
     /* The same order and PPIs as the .dtsi */
     qemu_fdt_setprop_cells(fdt, "/timer", "interrupts",
-                           GIC_PPI, 13, flags, GIC_PPI, 14, flags,
-                           GIC_PPI, 11, flags, GIC_PPI, 10, flags);
+                           ppi, 13, flags, ppi, 14, flags,
+                           ppi, 11, flags, ppi, 10, flags);
     rcar_gen3_fdt_setprop_strings(fdt, "/timer", "interrupt-names",
                                   "sec-phys", "phys", "virt", "hyp-phys",
                                   NULL);
@@ -178,9 +181,9 @@ static uint32_t fdt_add_gic(RCarGen3State *s, void *fdt, const RCarGen3Dev *d)
                                  2, w[1]->base, 2, w[1]->size,
                                  2, w[2]->base, 2, w[2]->size,
                                  2, w[3]->base, 2, w[3]->size);
-    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_PPI, 9,
+    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_FDT_IRQ_TYPE_PPI, 9,
                            GIC_CPU_MASK_SIMPLE(s->num_cpus) |
-                           IRQ_TYPE_LEVEL_HIGH);
+                           GIC_FDT_IRQ_FLAGS_LEVEL_HI);
     qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
     return phandle;
 }

@@ -53,24 +53,6 @@ static const RCarGen3Window rcar_gen3_catch_all[] = {
 };
 #define CATCH_ALL_PRIORITY (-2000)
 
-/* DRAM banks of the H3 on Salvator-XS: the 32-bit window, the 40-bit ones */
-static const RCarGen3RamBank r8a77951_ram_banks[] = {
-    { 0x0048000000, 0x38000000 },
-    { 0x0500000000, 1 * GiB },
-    { 0x0600000000, 1 * GiB },
-    { 0x0700000000, 1 * GiB },
-};
-
-/* M3-N on Salvator-XS: 1920 MiB in the 32-bit window (its .dts) */
-static const RCarGen3RamBank r8a77965_ram_banks[] = {
-    { 0x0048000000, 0x78000000 },
-};
-
-/* E3 on Ebisu: 896 MiB in the 32-bit window (its .dts) */
-static const RCarGen3RamBank r8a77990_ram_banks[] = {
-    { 0x0048000000, 0x38000000 },
-};
-
 const RCarGen3Dev *rcar_gen3_dev(const RCarGen3Class *sc,
                                  RCarGen3DevKind kind, unsigned index)
 {
@@ -103,30 +85,6 @@ static hwaddr rcar_gen3_base(RCarGen3State *s, RCarGen3DevKind kind,
                              unsigned index)
 {
     return rcar_gen3_soc_dev(s, kind, index)->base;
-}
-
-unsigned rcar_gen3_ram_layout(const RCarGen3Class *sc, uint64_t ram_size,
-                              RCarGen3RamBank banks[RCAR_GEN3_MAX_RAM_BANKS])
-{
-    unsigned n = 0;
-
-    for (unsigned i = 0; i < sc->num_ram_banks && ram_size; i++) {
-        banks[n].base = sc->ram_banks[i].base;
-        banks[n].size = MIN(ram_size, sc->ram_banks[i].size);
-        ram_size -= banks[n].size;
-        n++;
-    }
-    return ram_size ? 0 : n;
-}
-
-uint64_t rcar_gen3_max_ram(const RCarGen3Class *sc)
-{
-    uint64_t total = 0;
-
-    for (unsigned i = 0; i < sc->num_ram_banks; i++) {
-        total += sc->ram_banks[i].size;
-    }
-    return total;
 }
 
 unsigned rcar_gen3_cpu_cluster(const RCarGen3Class *sc, unsigned index)
@@ -187,6 +145,8 @@ static void rcar_gen3_map_dev(RCarGen3State *s, SysBusDevice *dev,
 {
     const RCarGen3Dev *d = rcar_gen3_soc_dev(s, kind, index);
 
+    /* The model decodes the window of the .dtsi, no more, no less */
+    assert(memory_region_size(sysbus_mmio_get_region(dev, 0)) == d->size);
     sysbus_mmio_map(dev, 0, d->base);
     if (d->spi >= 0) {
         sysbus_connect_irq(dev, 0, rcar_gen3_spi(s, d->spi));
@@ -476,34 +436,6 @@ static bool rcar_gen3_realize_gpio(RCarGen3State *s, Error **errp)
     return true;
 }
 
-static bool rcar_gen3_map_ram(RCarGen3State *s, Error **errp)
-{
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
-    RCarGen3RamBank banks[RCAR_GEN3_MAX_RAM_BANKS];
-    uint64_t offset = 0;
-    unsigned n;
-
-    if (!s->dram) {
-        error_setg(errp, "%s: the 'ram' link is not set",
-                   object_get_typename(OBJECT(s)));
-        return false;
-    }
-    n = rcar_gen3_ram_layout(sc, memory_region_size(s->dram), banks);
-    if (!n) {
-        error_setg(errp, "%s holds at most %" PRIu64 " MiB of RAM",
-                   object_get_typename(OBJECT(s)), rcar_gen3_max_ram(sc) / MiB);
-        return false;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        memory_region_init_alias(&s->ram_alias[i], OBJECT(s), "rcar-gen3.ram",
-                                 s->dram, offset, banks[i].size);
-        memory_region_add_subregion(get_system_memory(), banks[i].base,
-                                    &s->ram_alias[i]);
-        offset += banks[i].size;
-    }
-    return true;
-}
-
 static void rcar_gen3_init(Object *obj)
 {
     RCarGen3State *s = RCAR_GEN3_SOC(obj);
@@ -522,11 +454,12 @@ static void rcar_gen3_init(Object *obj)
     object_initialize_child(obj, "scif2", &s->scif2, TYPE_SH_SERIAL);
     object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
-        g_autofree char *name = g_strdup_printf("sdhi%u", i);
+        g_autofree char *name = NULL;
 
         if (!rcar_gen3_has_sdhi(sc, i)) {
             continue;
         }
+        name = g_strdup_printf("sdhi%u", i);
 
         /* The child name makes the SD bus "sdhi<i>.sd-bus" */
         object_initialize_child(obj, name, &s->sdhi[i], TYPE_RENESAS_SDHI);
@@ -543,8 +476,7 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
     RCarGen3State *s = RCAR_GEN3_SOC(dev);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(dev);
 
-    if (!rcar_gen3_map_ram(s, errp) ||
-        !rcar_gen3_realize_cpus(s, errp) ||
+    if (!rcar_gen3_realize_cpus(s, errp) ||
         !rcar_gen3_realize_gic(s, errp)) {
         return;
     }
@@ -583,8 +515,6 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
 }
 
 static const Property rcar_gen3_properties[] = {
-    DEFINE_PROP_LINK("ram", RCarGen3State, dram, TYPE_MEMORY_REGION,
-                     MemoryRegion *),
     DEFINE_PROP_UINT32("num-cpus", RCarGen3State, num_cpus, 1),
     DEFINE_PROP_UINT8("prr-cut", RCarGen3State, prr_cut, 0),
     DEFINE_PROP_UINT32("modemr", RCarGen3State, modemr, 0),
@@ -607,8 +537,8 @@ static void rcar_gen3_class_init(ObjectClass *oc, void *data)
         (sc)->num_devs = ARRAY_SIZE(soc##_devs);            \
         (sc)->gpio_pins = soc##_gpio_pins;                  \
         (sc)->num_gpio_banks = ARRAY_SIZE(soc##_gpio_pins); \
-        (sc)->ram_banks = soc##_ram_banks;                  \
-        (sc)->num_ram_banks = ARRAY_SIZE(soc##_ram_banks);  \
+        QEMU_BUILD_BUG_ON(ARRAY_SIZE(soc##_gpio_pins) >     \
+                          RCAR_GEN3_MAX_GPIO_BANKS);         \
     } while (0)
 
 /*

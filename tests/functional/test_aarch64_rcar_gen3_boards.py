@@ -92,9 +92,13 @@ class RCarGen3Board(RCarGen3Base):
         the host file and written back further on.  Returns the block
         requests of the read and the counters of the eMMC's SDHI over it."""
         dev = f'ee1{2 * self.EMMC_SDHI}0000.mmc'
-        # No runtime suspend: each resume retunes the HS400 eMMC
+        # No runtime suspend: each resume retunes the HS400 eMMC, and its
+        # 16 tuning blocks are DMA transfers too.  The small read takes the
+        # retune that waking the host up asked for.
         self.check_guest_value(f'echo on > /sys/bus/platform/devices/{dev}/'
-                               'power/control; cat /sys/bus/platform/'
+                               'power/control; dd if=/dev/mmcblk0 '
+                               'of=/dev/null bs=4k count=1 iflag=direct '
+                               '2>/dev/null; cat /sys/bus/platform/'
                                f'devices/{dev}/power/runtime_status', 'RPM',
                                'active')
         before = {p: self.sdhi_qom(p) for p in
@@ -130,7 +134,8 @@ class RCarGen3Board(RCarGen3Base):
             self.assertLessEqual(ios, 2 * io_size // MiB)
             self.assertGreater(self.sdhi_qom('x-dma-max-phys-runs'), 1)
         else:
-            self.assertGreaterEqual(ios, io_size // (4096 * 2))
+            # Each request is one physically contiguous run: a page, or
+            # more where the page allocator happened to give neighbours
             self.assertEqual(self.sdhi_qom('x-dma-max-phys-runs'), 1)
         self.power_off()
         self.assertEqual(sha256_of(self.emmc, self.WRITE_OFFSET, io_size),
@@ -157,6 +162,24 @@ class RCarGen3M3NSalvatorXS(RCarGen3Board):
     EMMC_SDHI = 2
     SD_SDHI = 0
     SDHI_NODES = (0, 2, 3)
+
+
+    def test_device_card(self):
+        """SDHI1 is not wired on Salvator-XS; a card that -device puts in
+        it enables it in the generated device tree, as -drive does."""
+        sd1 = os.path.join(self.workdir, 'sd1.img')
+        make_image(sd1, self.SD_SIZE, MiB, 23)
+        self.boot(1, mem=self.MEM, extra_args=(
+            '-drive', f'if=none,id=sd1,file={sd1},format=raw',
+            '-device', 'sd-card,bus=sdhi1.sd-bus,drive=sd1'))
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.check_guest_value('ls -d /sys/bus/platform/devices/'
+                               'ee120000.mmc/mmc_host/mmc*/mmc*:* | wc -l',
+                               'CARD', 1)
+        self.expect_sha('dd if=$(ls -d /dev/mmcblk? | head -n1) bs=1M '
+                        'count=1 iflag=direct 2>/dev/null',
+                        sha256_of(sd1, 0, MiB))
+        self.power_off()
 
 
 class RCarGen3E3Ebisu(RCarGen3Board):

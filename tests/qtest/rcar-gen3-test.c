@@ -355,6 +355,15 @@ static void test_soc_prr(const void *data)
     qtest_quit(qts);
 }
 
+/* prr-cut=0 is ES1.0, not "the default": E3's default is ES1.1 */
+static void test_prr_cut_zero(void)
+{
+    QTestState *qts = qtest_init("-M r8a77990-ebisu,prr-cut=0 -smp 1");
+
+    g_assert_cmphex(qtest_readl(qts, PRR_ADDR), ==, 0x00005700);
+    qtest_quit(qts);
+}
+
 /*
  * The SD/MMC hosts of the SoC answer with the SDHI's VERSION (0xcc10, the
  * Gen3 SDHI with internal DMAC); a channel the SoC has not (SDHI2 on E3) is
@@ -451,6 +460,7 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-gen3/prr/default", test_prr_default);
     qtest_add_func("/rcar-gen3/prr/cut-property", test_prr_cut_property);
     qtest_add_func("/rcar-gen3/prr/read-only", test_prr_read_only);
+    qtest_add_func("/rcar-gen3/prr/cut-zero", test_prr_cut_zero);
     qtest_add_func("/rcar-gen3/rst/modemr", test_modemr);
     qtest_add_func("/rcar-gen3/rst/cr7bar", test_rst_cr7bar);
     qtest_add_func("/rcar-gen3/pfc/pmmr-lock", test_pfc_pmmr_lock);

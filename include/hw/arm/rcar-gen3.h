@@ -37,18 +37,12 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define RCAR_GEN3_MAX_CPUS \
     (RCAR_GEN3_NUM_CLUSTERS * RCAR_GEN3_MAX_CLUSTER_CPUS)
 #define RCAR_GEN3_NUM_SPIS          480
-#define RCAR_GEN3_MAX_RAM_BANKS     4
 /* SDHI channels 0-3; a SoC has those its table lists (E3: no SDHI2) */
 #define RCAR_GEN3_NUM_SDHI          4
 #define RCAR_GEN3_MAX_GPIO_BANKS    8
 /* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
 #define RCAR_GEN3_GICC_PAGES        2
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
-
-typedef struct RCarGen3RamBank {
-    hwaddr base;
-    uint64_t size;
-} RCarGen3RamBank;
 
 struct RCarGen3Class {
     SysBusDeviceClass parent_class;
@@ -64,9 +58,6 @@ struct RCarGen3Class {
     unsigned cluster_dmips_mhz[RCAR_GEN3_NUM_CLUSTERS];
     /* CNTFRQ that the boot firmware would program */
     uint64_t cntfrq;
-    /* Where RAM goes, in order of filling */
-    const RCarGen3RamBank *ram_banks;
-    unsigned num_ram_banks;
     /* The SoC's flavours of the CPG, SYSC and PFC models */
     const char *cpg_type;
     const char *sysc_type;
@@ -86,7 +77,6 @@ struct RCarGen3State {
     ARMCPU cpu[RCAR_GEN3_MAX_CPUS];
     GICState gic;
     MemoryRegion gicc_alias[RCAR_GEN3_GICC_PAGES][RCAR_GEN3_GIC_PAGE_ALIASES];
-    MemoryRegion ram_alias[RCAR_GEN3_MAX_RAM_BANKS];
     RCarPrrState prr;
     RCarRstState rst;
     RCarPfcState pfc;
@@ -100,7 +90,6 @@ struct RCarGen3State {
     RCarIPMMUState ipmmu_ds1;
 
     /* Properties */
-    MemoryRegion *dram;
     uint32_t num_cpus;
     uint8_t prr_cut;
     uint32_t modemr;
@@ -134,17 +123,6 @@ void G_GNUC_NULL_TERMINATED rcar_gen3_fdt_setprop_strings(void *fdt,
                                                           const char *node,
                                                           const char *prop,
                                                           ...);
-
-/*
- * rcar_gen3_ram_layout: how @ram_size bytes of RAM spread over the banks
- * of SoC class @sc.  Fills @banks and returns how many are used, or 0 when
- * @ram_size does not fit.
- */
-unsigned rcar_gen3_ram_layout(const RCarGen3Class *sc, uint64_t ram_size,
-                              RCarGen3RamBank banks[RCAR_GEN3_MAX_RAM_BANKS]);
-
-/* The most RAM the banks of SoC class @sc can hold */
-uint64_t rcar_gen3_max_ram(const RCarGen3Class *sc);
 
 /* MPIDR affinity of CPU @index, CPUs numbered cluster by cluster */
 uint64_t rcar_gen3_cpu_mpidr(const RCarGen3Class *sc, unsigned index);
