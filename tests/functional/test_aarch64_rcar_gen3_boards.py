@@ -56,8 +56,6 @@ class RCarGen3Board(RCarGen3Base):
                                 f'file={self.emmc},format=raw',
                       '-drive', f'if=sd,index={self.SD_SDHI},file={sd},'
                                 'format=raw'))
-        self.wait_for_console_pattern(
-            f'Detected Renesas R-Car Gen3 {self.SOC}')
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
 
     def sdhi_qom(self, prop):
@@ -66,6 +64,8 @@ class RCarGen3Board(RCarGen3Base):
 
     def check_board(self, iommu):
         """The SoC, CPUs and hosts as Linux sees them"""
+        self.check_guest_value('dmesg | grep -c "Detected Renesas R-Car '
+                               f'Gen3 {self.SOC}$"', 'DETECTED', 1)
         self.check_guest_value('cat /sys/devices/soc0/soc_id',
                                'SOCID', self.SOC.split()[0])
         self.check_guest_value('cat /sys/devices/soc0/revision', 'REV',
