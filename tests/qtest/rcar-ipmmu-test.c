@@ -809,6 +809,7 @@ static void test_random_accesses(void)
 
 int main(int argc, char **argv)
 {
+    static UtlbCase utlb_cases[ARRAY_SIZE(rcar_gen3_test_machines)][4];
     int ret;
 
     sdhi_make_image(emmc_img, 0x3c);
@@ -836,7 +837,7 @@ int main(int argc, char **argv)
         const RCarGen3TestMachine *m = &rcar_gen3_test_machines[i];
 
         for (unsigned n = 0; n < 4; n++) {
-            UtlbCase *c = g_new(UtlbCase, 1);
+            UtlbCase *c = &utlb_cases[i][n];
             g_autofree char *path = NULL;
 
             if (!(m->sdhi_mask & BIT(n))) {
@@ -844,7 +845,7 @@ int main(int argc, char **argv)
             }
             *c = (UtlbCase) { .m = m, .sdhi = n };
             path = g_strdup_printf("/rcar-ipmmu/%s/sdhi%u-utlb", m->name, n);
-            qtest_add_data_func_full(path, c, test_sdhi_utlb_routing, g_free);
+            qtest_add_data_func(path, c, test_sdhi_utlb_routing);
         }
     }
 
