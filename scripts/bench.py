@@ -397,10 +397,11 @@ def board_lines(by_name):
         q_on = fig(on_name, 'bonnie', 'block input K/s')
         rd = ratio(fig(on_name, 'seq-read', 'MiB/s'),
                    fig(off_name, 'seq-read', 'MiB/s'))
+        q_ratio = f'{ratio(q_on, q_off):.2f}' if q_on and q_off else '-'
         out.append(f'| {b.name} ({b.machine}) | {q_off or "-"} | '
-                   f'{q_on or "-"} | {ratio(q_on, q_off):.2f} | {b.hw_off} | '
+                   f'{q_on or "-"} | {q_ratio} | {b.hw_off} | '
                    f'{b.hw_on} | {ratio(b.hw_on, b.hw_off):.2f} | '
-                   f'{rd:.2f} |')
+                   f'{f"{rd:.2f}" if rd else "-"} |')
     return out
 
 
