@@ -156,7 +156,7 @@ static void rcar_gen3_map_dev(RCarGen3State *s, SysBusDevice *dev,
 static bool rcar_gen3_realize_cpus(RCarGen3State *s, Error **errp)
 {
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
-    unsigned max = sc->cluster_cpus[0] + sc->cluster_cpus[1];
+    unsigned max = rcar_gen3_num_cpus(sc);
     unsigned num_clusters;
 
     if (s->num_cpus < 1 || s->num_cpus > max) {
