@@ -32,7 +32,7 @@ FUZZ_SECONDS ?= 600
 MACHINE ?= r8a77951-salvator-xs
 export MACHINE
 
-.PHONY: all deps qemu guest kernel initramfs dtbs run shell check bench fuzz export-patches clean
+.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell check bench fuzz export-patches clean
 
 all: qemu guest
 
@@ -44,6 +44,10 @@ qemu: deps
 
 kernel: deps
 	@PAGE_SIZE=$(PAGE_SIZE) tests/guest/build-kernel.sh >/dev/null
+
+# The kernel that kernel CI builds: defconfig (see the script)
+kernel-defconfig: deps
+	@tests/guest/build-kernel-defconfig.sh >/dev/null
 
 initramfs: kernel
 	@tests/guest/build-initramfs.sh >/dev/null
@@ -65,7 +69,8 @@ bench: qemu guest
 shell: qemu guest
 	@scripts/run.sh
 
-check: qemu guest
+check: qemu guest kernel-defconfig
+	@scripts/deps.sh --lava
 	@scripts/check.sh
 
 fuzz: deps

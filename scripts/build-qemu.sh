@@ -14,14 +14,20 @@ if [ "${SANITIZE:-0}" = 1 ]; then
            --with-devices-aarch64=rcar-gen3)
 fi
 
-if [ ! -f "$QEMU_BUILD/build.ninja" ]; then
+# -net user / -nic user, as kernel CI passes them: libslirp (libslirp-dev)
+options=(--target-list=aarch64-softmmu --python=/usr/bin/python3
+         --without-default-features --enable-fdt=system --enable-slirp
+         --disable-docs --disable-user --disable-install-blobs
+         --enable-tcg --disable-werror "${extra[@]}")
+# Configured again when the options change (a build directory of an older
+# checkout); ninja then rebuilds only what they touch.
+stamp=$QEMU_BUILD/.configure-options
+if [ ! -f "$QEMU_BUILD/build.ninja" ] ||
+   [ "$(cat "$stamp" 2>/dev/null)" != "${options[*]}" ]; then
     log "configuring QEMU (aarch64-softmmu only${extra:+, ASan + UBSan}) in $QEMU_BUILD"
     mkdir -p "$QEMU_BUILD"
-    (cd "$QEMU_BUILD" && "$QEMU_TREE/configure" \
-        --target-list=aarch64-softmmu --python=/usr/bin/python3 \
-        --without-default-features --enable-fdt=system \
-        --disable-docs --disable-user --disable-install-blobs \
-        --enable-tcg --disable-werror "${extra[@]}" >&2)
+    (cd "$QEMU_BUILD" && "$QEMU_TREE/configure" "${options[@]}" >&2)
+    echo "${options[*]}" > "$stamp"
 fi
 
 # A changed meson.build (a patch that adds a test) regenerates build.ninja

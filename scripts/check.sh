@@ -2,7 +2,9 @@
 # Run every test of the project against the built QEMU and guest:
 #   1. QEMU's checkpatch.pl on our C files and patches;
 #   2. the qtests (register level);
-#   3. the functional boot tests.
+#   3. the functional boot tests;
+#   4. a LAVA job (contrib/lava/) run by lava-run;
+#   5. the qtests and a fuzz pass on the ASan + UBSan build.
 # Each suite's TAP output is counted; the last line is "N passed, N failed".
 . "$(dirname "$0")/common.sh"
 
@@ -28,8 +30,10 @@ count_tap() {
 run_suite() {
     local suite=$1; shift
     local log=$LOGDIR/$suite.tap rc=0
+    local start=$SECONDS
     log "$suite"
     "$@" > "$log" 2> "$LOGDIR/$suite.err" || rc=$?
+    echo "  ($suite: $((SECONDS - start)) s)"
     count_tap "$suite" "$log"
     if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok' "$log"; then
         echo "  $suite: exited with $rc and no failing test case (see $LOGDIR/$suite.err)"
@@ -126,7 +130,12 @@ for t in "$QEMU_TREE"/tests/functional/test_aarch64_rcar*.py; do
         /usr/bin/python3 "$t"
 done
 
-# 4. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
+# 4. Kernel CI: a LAVA job run by Debian's LAVA dispatcher (lava-run) with
+#    LAVA's own qemu device type and ours (contrib/lava/), the defconfig
+#    kernel and the upstream DTB; every LAVA test case must pass.
+run_suite lava timeout 1800 "$TOP/tests/guest/check-lava.sh"
+
+# 5. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
 #    our qtests on it (unless everything above already ran on it), then a
 #    bounded pass of scripts/fuzz.py with a fixed seed.
 if [ "${SANITIZE:-0}" != 1 ]; then

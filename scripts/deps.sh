@@ -11,16 +11,22 @@ HOST_PKGS=(
     # QEMU
     build-essential pkg-config ninja-build python3 python3-venv
     libglib2.0-dev libfdt-dev libpixman-1-dev zlib1g-dev flex bison ccache
+    # -net user, which kernel CI (LAVA, tuxlava) passes
+    libslirp-dev
     dpkg-dev debian-archive-keyring perl
     # the guest kit: cross compiler and kernel build tools
     gcc-aarch64-linux-gnu bc libssl-dev libelf-dev cpio kmod xz-utils
     device-tree-compiler rsync
 )
 
-# `make bench` also draws its plot with matplotlib
-if [ "${1:-}" = --bench ]; then
-    HOST_PKGS+=(python3-matplotlib)
-fi
+# `make bench` also draws its plot with matplotlib; `make check` runs a
+# LAVA job with Debian's LAVA dispatcher (lava-run), which needs none of its
+# recommended packages for a QEMU job, but a kernel in /boot: libguestfs
+# boots one to write LAVA's test overlay disk
+case "${1:-}" in
+    --bench) HOST_PKGS+=(python3-matplotlib) ;;
+    --lava) HOST_PKGS+=(lava-dispatcher linux-image-amd64) ;;
+esac
 
 stamp=$BUILD/.deps-installed
 want=$(printf '%s\n' "${HOST_PKGS[@]}" | sha256sum | cut -c1-16)

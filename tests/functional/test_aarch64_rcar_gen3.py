@@ -25,15 +25,16 @@ class RCarGen3Base(LinuxKernelTest):
     """Boots the R-Car test guest on r8a77951-salvator-xs (or MACHINE)."""
 
     MACHINE = 'r8a77951-salvator-xs'
+    KERNEL = 'Image-4k'
     KERNEL_COMMAND_LINE = 'console=ttySC0,115200 earlycon rdinit=/init'
 
     def guest_files(self):
         guest = os.getenv('RCAR_GUEST_DIR')
-        kernel = os.path.join(guest or '', 'Image-4k')
+        kernel = os.path.join(guest or '', self.KERNEL)
         initrd = os.path.join(guest or '', 'rootfs.cpio.gz')
         if not (guest and os.path.exists(kernel) and os.path.exists(initrd)):
             if os.getenv('RCAR_REQUIRE_GUEST'):
-                self.fail('RCAR_GUEST_DIR does not hold Image-4k and '
+                self.fail(f'RCAR_GUEST_DIR does not hold {self.KERNEL} and '
                           'rootfs.cpio.gz')
             self.skipTest('set RCAR_GUEST_DIR to the R-Car test guest')
         return kernel, initrd

@@ -25,6 +25,13 @@ typedef struct RCarGen3TestMachine {
     uint8_t sdhi_mask;          /* the SDHI channels of the SoC */
     unsigned emmc_sdhi;         /* where the board's eMMC is */
     unsigned cpus;              /* CPUs of the board's .dts */
+    /* The core types of the SoC's .dtsi, cluster 0 first */
+    const char *cores[3];
+    /*
+     * The board's DRAM, in MiB: the .dts's memory nodes plus the 128 MiB
+     * at 0x40000000 that the secure firmware keeps for itself
+     */
+    unsigned dram_mib;
 } RCarGen3TestMachine;
 
 static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
@@ -33,16 +40,25 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .name = "r8a77951-salvator-xs", .soc = "r8a77951",
         .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
         .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
+        .cores = { "cortex-a57", "cortex-a53" },
+        /* 896 MiB at 0x48000000 and 3x 1 GiB above 4 GiB */
+        .dram_mib = 4096,
     }, {
         /* "r8a77965 ES1.0"; four SDHIs, eMMC on SDHI2; 2x A57 */
         .name = "r8a77965-salvator-xs", .soc = "r8a77965",
         .devs = r8a77965_devs, .num_devs = ARRAY_SIZE(r8a77965_devs),
         .prr = 0x00005500, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 2,
+        .cores = { "cortex-a57" },
+        /* 1920 MiB at 0x48000000 */
+        .dram_mib = 2048,
     }, {
         /* "r8a77990 ES1.1"; SDHI0, 1 and 3, eMMC on SDHI3; 2x A53 */
         .name = "r8a77990-ebisu", .soc = "r8a77990",
         .devs = r8a77990_devs, .num_devs = ARRAY_SIZE(r8a77990_devs),
         .prr = 0x00005701, .sdhi_mask = 0xb, .emmc_sdhi = 3, .cpus = 2,
+        .cores = { "cortex-a53" },
+        /* 896 MiB at 0x48000000 */
+        .dram_mib = 1024,
     },
 };
 

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+#
+# Run a LAVA job on an emulated R-Car Gen3 board with a local LAVA
+# dispatcher (Debian's lava-dispatcher, lava-run), as a LAVA worker would:
+#
+# 1. render the job (jobs/rcar-gen3-emmc.yaml.jinja2) for the machine,
+#    kernel, DTB and ramdisk given;
+# 2. render the device dictionary devices/qemu-<machine>-01.jinja2 with the
+#    job's context, through the device type device-types/qemu-rcar-gen3
+#    .jinja2 and LAVA's own qemu.jinja2 and base.jinja2 (from the
+#    lava-server package: --templates), the way lava-server does it;
+# 3. lava-run the job, with the QEMU to test first in PATH as
+#    qemu-system-aarch64;
+# 4. print LAVA's test results as TAP, and exit 1 unless the job
+#    completed and every test case passed.
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+
+import jinja2
+import jinja2.sandbox
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The eMMC of each board: the SDHI it is on and that SDHI's DT node
+BOARDS = {
+    'r8a77951-salvator-xs': (2, 'ee140000.mmc'),
+    'r8a77965-salvator-xs': (2, 'ee140000.mmc'),
+    'r8a77990-ebisu': (3, 'ee160000.mmc'),
+}
+
+# The test cases of the job's test shell, which must all be reported
+EXPECTED_CASES = {
+    True: ['emmc-bound', 'emmc-hs400', 'emmc-max-segments',
+           'emmc-iommu-group', 'emmc-odirect-read'],
+    False: ['emmc-bound', 'emmc-hs400', 'emmc-max-segments',
+            'emmc-no-iommu-group', 'emmc-odirect-read'],
+}
+
+
+def render_job(args, emmc):
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(
+        os.path.join(HERE, 'jobs')), trim_blocks=True, autoescape=False,
+        undefined=jinja2.StrictUndefined)
+    sdhi, node = BOARDS[args.machine]
+    return env.get_template('rcar-gen3-emmc.yaml.jinja2').render(
+        machine=args.machine, sdhi=sdhi, emmc_node=node,
+        kernel='file://' + os.path.abspath(args.kernel),
+        dtb='file://' + os.path.abspath(args.dtb),
+        ramdisk='file://' + os.path.abspath(args.ramdisk),
+        emmc='file://' + emmc, iommu=args.iommu,
+        extra_options=args.extra_option, kernel_args=args.kernel_args)
+
+
+def render_device(args, job):
+    """As lava_scheduler_app's Device.load_configuration(job_ctx)"""
+    env = jinja2.sandbox.SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader([
+            os.path.join(HERE, 'devices'),
+            os.path.join(HERE, 'device-types'),
+            args.templates]),
+        autoescape=False, trim_blocks=True)
+    template = env.get_template(f'qemu-{args.machine}-01.jinja2')
+    return template.render(**job.get('context', {}))
+
+
+def make_emmc(path, size):
+    rng = random.Random(14)
+    with open(path, 'wb') as f:
+        f.write(rng.randbytes(size))
+
+
+def lava_results(log_path):
+    """The "results" records of lava-run's log: one YAML flow mapping per
+    line ({"dt": ..., "lvl": ..., "msg": ...}), on its standard error"""
+    results = []
+    with open(log_path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            if not line.startswith('{"dt"'):
+                continue
+            try:
+                record = yaml.safe_load(line)
+            except yaml.YAMLError:
+                continue
+            if isinstance(record, dict) and record.get('lvl') == 'results':
+                results.append(record['msg'])
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument('--machine', default='r8a77951-salvator-xs',
+                        choices=sorted(BOARDS))
+    parser.add_argument('--qemu', required=True,
+                        help='the qemu-system-aarch64 to run')
+    parser.add_argument('--kernel', required=True)
+    parser.add_argument('--dtb', required=True)
+    parser.add_argument('--ramdisk', required=True,
+                        help='a gzip-compressed cpio initramfs')
+    parser.add_argument('--templates', required=True,
+                        help="lava-server's device-types directory "
+                        "(qemu.jinja2, base.jinja2)")
+    parser.add_argument('--out', required=True, help='work directory')
+    parser.add_argument('--no-iommu', dest='iommu', action='store_false',
+                        help='expect the results of iommu=off (the job '
+                        'passes -M <machine>,iommu=off in extra_options)')
+    parser.add_argument('--extra-option', action='append', default=[],
+                        help="more of QEMU's options, in the job context")
+    parser.add_argument('--emmc-mib', type=int, default=64)
+    parser.add_argument('--kernel-args', default='rcar_disk_by_uuid=600',
+                        help='more of the kernel command line (default: '
+                        'what the test initramfs needs for the overlay)')
+    args = parser.parse_args()
+    if not args.iommu:
+        args.extra_option.append(f'-machine {args.machine},iommu=off')
+
+    os.makedirs(args.out, exist_ok=True)
+    emmc = os.path.join(os.path.abspath(args.out), 'emmc.img')
+    make_emmc(emmc, args.emmc_mib << 20)
+
+    job_yaml = render_job(args, emmc)
+    job = yaml.safe_load(job_yaml)
+    device_yaml = render_device(args, job)
+    device = yaml.safe_load(device_yaml)
+    job_path = os.path.join(args.out, 'job.yaml')
+    device_path = os.path.join(args.out, 'device.yaml')
+    with open(job_path, 'w', encoding='utf-8') as f:
+        f.write(job_yaml)
+    with open(device_path, 'w', encoding='utf-8') as f:
+        f.write(device_yaml)
+    qemu_cmd = device['actions']['boot']['methods']['qemu']['parameters']
+    print('# device options:', ' '.join(qemu_cmd['options']))
+
+    # LAVA finds the binary by name in PATH, as a lab's worker would
+    bindir = os.path.join(args.out, 'bin')
+    os.makedirs(bindir, exist_ok=True)
+    link = os.path.join(bindir, 'qemu-system-aarch64')
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(os.path.abspath(args.qemu), link)
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ['PATH'])
+
+    log_path = os.path.join(args.out, 'lava-run.log')
+    with open(log_path, 'w', encoding='utf-8') as log:
+        rc = subprocess.call(['lava-run', '--job-id', '1', '--output-dir',
+                              os.path.join(args.out, 'output'), '--device',
+                              device_path, job_path],
+                             stdout=log, stderr=subprocess.STDOUT, env=env)
+
+    results = lava_results(log_path)
+    n = 0
+    failed = False
+    for r in results:
+        n += 1
+        ok = r.get('result') == 'pass'
+        failed |= not ok
+        extra = ''
+        if 'measurement' in r:
+            extra = f" ({r['measurement']} {r.get('units', '')})".rstrip()
+        print(f"{'ok' if ok else 'not ok'} {n} lava {r.get('definition')}:"
+              f"{r.get('case')}{extra}")
+    cases = {r.get('case') for r in results
+             if r.get('definition') == '0_rcar-gen3-emmc'}
+    for case in EXPECTED_CASES[args.iommu]:
+        if case not in cases:
+            n += 1
+            failed = True
+            print(f'not ok {n} lava 0_rcar-gen3-emmc:{case} (not reported)')
+    n += 1
+    if rc != 0:
+        failed = True
+        print(f'not ok {n} lava-run exited with {rc} (see {log_path})')
+    else:
+        print(f'ok {n} lava-run exited with 0')
+    print(f'1..{n}')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

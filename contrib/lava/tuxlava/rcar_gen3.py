@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+#
+# tuxlava devices for the R-Car Gen3 boards that QEMU emulates, in the
+# form of tuxlava/devices/qemu.py (kernelci/tuxlava): copy this file next
+# to qemu.py and list the classes where tuxlava collects its devices.
+#
+# They differ from qemu-arm64 in what the board imposes:
+# - the machine is the board, and -cpu one of the SoC's core types (the
+#   machine refuses "max"); -smp is the board's CPU count by default;
+# - memory is the board's DRAM; Linux gets it less the 128 MiB the secure
+#   firmware keeps (H3: 4G gives Linux 3968 MiB);
+# - the kernel needs the board's DTB (--dtb), which qemu-arm64 refuses;
+# - the console is SCIF2, ttySC0; the root file system goes on the eMMC
+#   (mmcblk0 is the eMMC when the SD slots are empty).
+# tuxboot publishes no kernel or rootfs for these boards: pass --kernel,
+# --dtb (arch/arm64/boot/dts/renesas/<board>.dtb of the same tree) and
+# --rootfs.
+#
+# SPDX-License-Identifier: MIT
+
+from tuxlava.devices.qemu import QemuDevice
+from tuxlava.exceptions import InvalidArgument
+
+
+class QemuRCarGen3(QemuDevice):
+    arch = "arm64"
+    lava_arch = "arm64"
+    console = "ttySC0"
+    rootfs_dev = "/dev/mmcblk0"
+
+    def validate(self, dtb, **kwargs):
+        if not dtb:
+            raise InvalidArgument(
+                f"{self.name} needs the board's DTB: --dtb "
+                f"arch/arm64/boot/dts/renesas/{self.machine}.dtb"
+            )
+        # QemuDevice.validate refuses --dtb on every device but qemu-armv5
+        super().validate(dtb=None, **kwargs)
+
+
+class QemuR8A77951SalvatorXS(QemuRCarGen3):
+    name = "qemu-r8a77951-salvator-xs"
+    machine = "r8a77951-salvator-xs"
+    cpu = "cortex-a57"
+    memory = "4G"
+    rootfs_arg = "-drive file={rootfs},if=sd,index=2,format=raw"
+
+
+class QemuR8A77965SalvatorXS(QemuRCarGen3):
+    name = "qemu-r8a77965-salvator-xs"
+    machine = "r8a77965-salvator-xs"
+    cpu = "cortex-a57"
+    memory = "2G"
+    rootfs_arg = "-drive file={rootfs},if=sd,index=2,format=raw"
+
+
+class QemuR8A77990Ebisu(QemuRCarGen3):
+    name = "qemu-r8a77990-ebisu"
+    machine = "r8a77990-ebisu"
+    cpu = "cortex-a53"
+    memory = "1G"
+    rootfs_arg = "-drive file={rootfs},if=sd,index=3,format=raw"

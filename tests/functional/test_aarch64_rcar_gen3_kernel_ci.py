@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+#
+# The R-Car Gen3 boards as kernel CI uses them: the command line that
+# LAVA's qemu device type renders, and the kernel that kernel CI builds
+# (arch/arm64/configs/defconfig with tests/guest/defconfig.config, built by
+# tests/guest/build-kernel-defconfig.sh as RCAR_GUEST_DIR/Image-defconfig).
+#
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+import os
+import subprocess
+import time
+
+from qemu_test import LinuxKernelTest
+from test_aarch64_rcar_gen3 import RCarGen3Base
+from test_aarch64_rcar_gen3_boards import RCarGen3BoardTests
+
+# What LAVA's qemu.jinja2 passes for arch arm64, with the qemu-rcar-gen3
+# device type's memory (contrib/lava/device-types/qemu-rcar-gen3.jinja2)
+LAVA_OPTIONS = ('-cpu', 'cortex-a57', '-nographic',
+                '-net', 'nic,model=virtio,macaddr=52:54:00:12:34:58',
+                '-net', 'user', '-m', '4G', '-monitor', 'none', '-no-reboot')
+
+
+class RCarGen3LavaCommandLine(RCarGen3Base):
+    """Salvator-XS (H3) with LAVA's option set and the upstream DTB"""
+
+    def upstream_dtb(self):
+        path = os.path.join(os.getenv('RCAR_GUEST_DIR') or '', 'dtbs',
+                            f'{self.MACHINE}.dtb')
+        if not os.path.exists(path):
+            if os.getenv('RCAR_REQUIRE_GUEST'):
+                self.fail(f'{path} is missing (tests/guest/build-dtbs.sh)')
+            self.skipTest('no upstream DTB in RCAR_GUEST_DIR/dtbs')
+        return path
+
+    def test_lava_options(self):
+        kernel, initrd = self.guest_files()
+        self.set_machine(self.MACHINE)
+        self.vm.add_args(*LAVA_OPTIONS, '-dtb', self.upstream_dtb(),
+                         '-append', self.KERNEL_COMMAND_LINE)
+        self.launch_kernel(kernel, initrd=initrd)
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        # 4 GiB of DRAM, of which the .dts gives Linux all but the secure
+        # firmware's 128 MiB: 896 MiB + 3 x 1 GiB = 3968 MiB = 4063232 KiB
+        self.check_guest_value('dmesg | sed -n "s/.*Memory: [0-9]*K\\/'
+                               '\\([0-9]*\\)K available.*/\\1/p"',
+                               'MEMKIB', 3968 * 1024)
+        # -cpu cortex-a57 changes nothing: four A57s and four A53s
+        self.check_guest_value('grep -c "CPU part.*0xd07" /proc/cpuinfo',
+                               'A57', 4)
+        self.check_guest_value('grep -c "CPU part.*0xd03" /proc/cpuinfo',
+                               'A53', 4)
+        self.check_guest_value('dmesg | grep -c -e "WARNING:" -e "BUG:"',
+                               'SPLATS', 0)
+        self.power_off()
+
+    def run_qemu(self, *args):
+        return subprocess.run([self.qemu_bin, '-display', 'none', '-M',
+                               self.MACHINE, *args], capture_output=True,
+                              text=True, timeout=60, check=False)
+
+    def test_cpu_max_refused(self):
+        """tuxlava's and KernelCI's qemu-arm64 pass -cpu max: the SoC has
+        no such core, and QEMU says which it has"""
+        proc = self.run_qemu('-cpu', 'max,pauth-impdef=on', '-S')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('Invalid CPU model: max', proc.stderr)
+        self.assertIn('cortex-a57, cortex-a53', proc.stderr)
+
+
+class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
+    """The defconfig kernel on Salvator-XS (H3), with the generated DT and
+    the upstream DTB, and the same checks as the test kernel's boards"""
+
+    MACHINE = 'r8a77951-salvator-xs'
+    SOC = 'r8a7795 ES3.0'
+    CPUS = 2
+    MEM = '2G'
+    EMMC_SDHI = 2
+    SD_SDHI = 0
+    SDHI_NODES = (0, 2, 3)
+    KERNEL = 'Image-defconfig'
+
+    # The IPMMU is what this kernel is checked for: iommu=off is the test
+    # kernel's (test_aarch64_rcar_gen3_boards.py)
+    test_generated_dt_iommu_off = None
+    test_upstream_dtb_iommu_off = None
+
+    def boot_board(self, upstream, iommu, io_size):
+        start = time.monotonic()
+        super().boot_board(upstream, iommu, io_size)
+        self.log.info('boot to the prompt: %.1f s of host time',
+                      time.monotonic() - start)
+        uptime = self.guest_int('cut -d. -f1 /proc/uptime', 'UPTIME')
+        self.log.info('guest uptime at the prompt: %d s', uptime)
+
+    def check_board(self, iommu):
+        super().check_board(iommu)
+        # Every IPMMU of the device tree has its driver: the generated DT
+        # has IPMMU-MM and IPMMU-DS1, the upstream DTB all of the SoC's
+        self.check_guest_value('echo $(( $(ls -d /proc/device-tree/soc/'
+                               'iommu@* | wc -l) - $(ls -d /sys/bus/'
+                               'platform/drivers/ipmmu-vmsa/*.iommu | '
+                               'wc -l) ))', 'UNBOUND', 0)
+
+
+if __name__ == '__main__':
+    LinuxKernelTest.main()
