@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configure (once) and build qemu-system-aarch64 and our qtests from the tree
+# Configure (again when the options change) and build qemu-system-aarch64 and our qtests from the tree
 # that scripts/qemu-tree.sh prepared.  ccache is used when installed (meson
 # picks it up by itself).
 . "$(dirname "$0")/common.sh"

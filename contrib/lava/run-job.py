@@ -19,6 +19,7 @@
 import argparse
 import os
 import random
+import signal
 import subprocess
 import sys
 
@@ -82,7 +83,7 @@ def lava_results(log_path):
     results = []
     with open(log_path, encoding='utf-8', errors='replace') as f:
         for line in f:
-            if not line.startswith('{"dt"'):
+            if not line.startswith('{"dt"') or '"lvl": "results"' not in line:
                 continue
             try:
                 record = yaml.safe_load(line)
@@ -144,14 +145,30 @@ def main():
     if os.path.lexists(link):
         os.unlink(link)
     os.symlink(os.path.abspath(args.qemu), link)
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ['PATH'])
+    path = bindir + os.pathsep + os.environ['PATH']
+    cmd = ['lava-run', '--job-id', '1', '--output-dir',
+           os.path.join(args.out, 'output'), '--device', device_path,
+           job_path]
+    if os.geteuid() != 0:
+        # lava-run works in /var/lib/lava/dispatcher as root; sudo's
+        # secure_path would drop the PATH that picks the QEMU under test
+        cmd = ['sudo', 'env', f'PATH={path}', 'LIBGUESTFS_BACKEND_SETTINGS='
+               + os.environ.get('LIBGUESTFS_BACKEND_SETTINGS', '')] + cmd
 
     log_path = os.path.join(args.out, 'lava-run.log')
     with open(log_path, 'w', encoding='utf-8') as log:
-        rc = subprocess.call(['lava-run', '--job-id', '1', '--output-dir',
-                              os.path.join(args.out, 'output'), '--device',
-                              device_path, job_path],
-                             stdout=log, stderr=subprocess.STDOUT, env=env)
+        # In a session of its own, so that a timeout that stops us stops
+        # lava-run and its QEMU too
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, PATH=path),
+                                start_new_session=True)
+
+        def stop(signum, frame):
+            os.killpg(proc.pid, signal.SIGTERM)
+            sys.exit(128 + signum)
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        rc = proc.wait()
 
     results = lava_results(log_path)
     n = 0

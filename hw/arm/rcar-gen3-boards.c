@@ -42,11 +42,12 @@ OBJECT_DECLARE_TYPE(RCarGen3MachineState, RCarGen3MachineClass,
  * The first 128 MiB of DRAM on every Gen3 board belong to the secure
  * firmware (Trusted Firmware-A's BL31 at 0x44000000, OP-TEE at 0x44100000),
  * which is why the boards' .dts have memory start at 0x48000000.  QEMU runs
- * no firmware (PSCI is emulated), but -m counts them as the board does:
- * they are filled last and never given to Linux.
+ * no firmware (PSCI is emulated) and has no TrustZone here, so this is
+ * plain RAM; -m counts it as the board does: filled last, never in the
+ * device tree, so that Linux does not use it.
  */
-#define RCAR_GEN3_SECURE_DRAM_BASE 0x40000000
-#define RCAR_GEN3_SECURE_DRAM_SIZE (128 * MiB)
+#define RCAR_GEN3_FW_DRAM_BASE 0x40000000
+#define RCAR_GEN3_FW_DRAM_SIZE (128 * MiB)
 
 /* A DRAM bank that the board populates */
 typedef struct RCarGen3RamBank {
@@ -83,6 +84,8 @@ struct RCarGen3MachineClass {
     /* Where RAM goes, in order of filling (the board's .dts) */
     const RCarGen3RamBank *ram_banks;
     unsigned num_ram_banks;
+    /* The SoC's core types: what -cpu may name (valid_cpu_types) */
+    const char *cpu_types[RCAR_GEN3_NUM_CLUSTERS + 1];
 };
 
 /* The fastest bus mode the device tree lets Linux use on the eMMC */
@@ -109,7 +112,7 @@ struct RCarGen3MachineState {
     RCarGen3RamBank ram_banks[RCAR_GEN3_MAX_RAM_BANKS];
     unsigned num_ram_banks;
     MemoryRegion ram_alias[RCAR_GEN3_MAX_RAM_BANKS];
-    MemoryRegion secure_dram;
+    MemoryRegion fw_dram;
 
     /* Properties */
     bool prr_cut_set;           /* else the SoC's default */
@@ -606,7 +609,7 @@ static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
 
 /*
  * Spread -m over the board's banks, in order, and map each part where its
- * bank is; what is left past them goes to the secure firmware's DRAM.
+ * bank is; what is left past them goes to the firmware's DRAM.
  */
 static void rcar_gen3_map_ram(RCarGen3MachineState *m)
 {
@@ -617,12 +620,12 @@ static void rcar_gen3_map_ram(RCarGen3MachineState *m)
     for (unsigned i = 0; i < mc->num_ram_banks; i++) {
         linux_ram += mc->ram_banks[i].size;
     }
-    if (ms->ram_size > linux_ram + RCAR_GEN3_SECURE_DRAM_SIZE) {
+    if (ms->ram_size > linux_ram + RCAR_GEN3_FW_DRAM_SIZE) {
         error_report("%s: -m %" PRIu64 "M is more than the board's %" PRIu64
                      " MiB of DRAM (%" PRIu64 " MiB for Linux, 128 MiB for "
                      "the secure firmware)",
                      MACHINE_GET_CLASS(ms)->name, ms->ram_size / MiB,
-                     (linux_ram + RCAR_GEN3_SECURE_DRAM_SIZE) / MiB,
+                     (linux_ram + RCAR_GEN3_FW_DRAM_SIZE) / MiB,
                      linux_ram / MiB);
         exit(1);
     }
@@ -639,12 +642,10 @@ static void rcar_gen3_map_ram(RCarGen3MachineState *m)
         left -= bank->size;
     }
     if (left) {
-        memory_region_init_alias(&m->secure_dram, OBJECT(m),
-                                 "rcar-gen3.secure-dram", ms->ram, offset,
-                                 left);
+        memory_region_init_alias(&m->fw_dram, OBJECT(m), "rcar-gen3.fw-dram",
+                                 ms->ram, offset, left);
         memory_region_add_subregion(get_system_memory(),
-                                    RCAR_GEN3_SECURE_DRAM_BASE,
-                                    &m->secure_dram);
+                                    RCAR_GEN3_FW_DRAM_BASE, &m->fw_dram);
     }
 }
 
@@ -795,23 +796,23 @@ static void rcar_gen3_machine_set_soc(ObjectClass *oc, const char *soc_type)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(object_class_by_name(soc_type));
-    const char **cpu_types;
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
     unsigned n = 0;
 
-    RCAR_GEN3_MACHINE_CLASS(oc)->soc_type = soc_type;
+    rmc->soc_type = soc_type;
     /*
      * -cpu may name a core type of the SoC, as kernel CI's command lines
-     * always do (LAVA passes -cpu cortex-a57); the SoC builds its clusters
-     * as they are whatever it names.  Any other type is refused.
+     * always do (LAVA passes -cpu cortex-a57).  It does not change the
+     * SoC, which builds each cluster with its own core type; any other
+     * type is refused.
      */
-    cpu_types = g_new0(const char *, RCAR_GEN3_NUM_CLUSTERS + 1);
     for (unsigned c = 0; c < RCAR_GEN3_NUM_CLUSTERS; c++) {
         if (sc->cluster_cpu_type[c]) {
-            cpu_types[n++] = sc->cluster_cpu_type[c];
+            rmc->cpu_types[n++] = sc->cluster_cpu_type[c];
         }
     }
-    mc->valid_cpu_types = cpu_types;
-    mc->default_cpu_type = cpu_types[0];
+    assert(n);
+    mc->valid_cpu_types = rmc->cpu_types;
     mc->min_cpus = 1;
     mc->max_cpus = rcar_gen3_num_cpus(sc);
     mc->default_cpus = mc->max_cpus;

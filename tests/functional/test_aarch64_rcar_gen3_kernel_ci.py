@@ -18,7 +18,8 @@ from test_aarch64_rcar_gen3 import RCarGen3Base
 from test_aarch64_rcar_gen3_boards import RCarGen3BoardTests
 
 # What LAVA's qemu.jinja2 passes for arch arm64, with the qemu-rcar-gen3
-# device type's memory (contrib/lava/device-types/qemu-rcar-gen3.jinja2)
+# device type's memory (contrib/lava/device-types/qemu-rcar-gen3.jinja2),
+# and the -no-reboot that tuxlava's jobs add
 LAVA_OPTIONS = ('-cpu', 'cortex-a57', '-nographic',
                 '-net', 'nic,model=virtio,macaddr=52:54:00:12:34:58',
                 '-net', 'user', '-m', '4G', '-monitor', 'none', '-no-reboot')

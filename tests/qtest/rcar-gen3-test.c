@@ -511,7 +511,7 @@ static void test_soc_cpu_option(const void *data)
     g_autofree char *args = g_strdup_printf("-M %s -cpu max", m->name);
     g_autofree char *err = NULL;
 
-    for (int i = 0; i < ARRAY_SIZE(m->cores) && m->cores[i]; i++) {
+    for (unsigned i = 0; i < ARRAY_SIZE(m->cores) && m->cores[i]; i++) {
         QTestState *qts = qtest_initf("-M %s -cpu %s", m->name, m->cores[i]);
         QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-cpus-fast' }");
         g_autofree char *first_type = g_strdup_printf("%s-arm-cpu",
@@ -533,7 +533,7 @@ static void test_soc_cpu_option(const void *data)
 
     g_assert_cmpint(run_qemu_to_exit(args, &err), ==, 1);
     g_assert_nonnull(strstr(err, "Invalid CPU model: max"));
-    for (int i = 0; i < ARRAY_SIZE(m->cores) && m->cores[i]; i++) {
+    for (unsigned i = 0; i < ARRAY_SIZE(m->cores) && m->cores[i]; i++) {
         g_assert_nonnull(strstr(err, m->cores[i]));
     }
 }

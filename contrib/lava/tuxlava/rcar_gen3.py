@@ -14,7 +14,7 @@
 #   (mmcblk0 is the eMMC when the SD slots are empty).
 # tuxboot publishes no kernel or rootfs for these boards: pass --kernel,
 # --dtb (arch/arm64/boot/dts/renesas/<board>.dtb of the same tree) and
-# --rootfs.
+# --rootfs, a raw image whose size is a power of 2 (QEMU's eMMC needs it).
 #
 # SPDX-License-Identifier: MIT
 
