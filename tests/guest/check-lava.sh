@@ -19,7 +19,7 @@ if [ ! -f "$templates/qemu.jinja2" ]; then
         log "downloading lava-server $ver (for its device-type templates)"
         (cd "$DEBS" && apt-get -q download "lava-server=$ver" >&2)
     fi
-    rm -rf "$BUILD/lava/lava-server-$ver"
+    rm -rf "$BUILD/lava/lava-server-$ver"; mkdir -p "$BUILD/lava/lava-server-$ver"
     dpkg-deb -x "$deb" "$BUILD/lava/lava-server-$ver"
 fi
 
