@@ -4,7 +4,9 @@
 #                 without the IPMMU and report how Linux's block requests
 #                 reached the SD/MMC host (scripts/demo.py)
 #   make shell    boot it to a shell on the console
-#   make check    set up everything, run every test (style, qtests, boot tests)
+#   make check    set up everything, run every test (style, qtests, boot tests,
+#                 a LAVA job)
+#   make check-kernel-ci   make check, plus a defconfig kernel's boot tests
 #   make bench    set up everything, run the benchmark (scripts/bench.py):
 #                 build/bench/report.md, report.csv, report.png
 #   make fuzz     fuzz the SDHI, DMAC, SCC and IPMMU over qtest on the
@@ -32,7 +34,7 @@ FUZZ_SECONDS ?= 600
 MACHINE ?= r8a77951-salvator-xs
 export MACHINE
 
-.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell check bench fuzz export-patches clean
+.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell check check-kernel-ci bench fuzz export-patches clean
 
 all: qemu guest
 
@@ -69,9 +71,15 @@ bench: qemu guest
 shell: qemu guest
 	@scripts/run.sh
 
-check: qemu guest kernel-defconfig
+check: qemu guest
 	@scripts/deps.sh --lava
 	@scripts/check.sh
+
+# make check, plus the defconfig kernel: its boot tests, and the LAVA job
+# with it instead of the test kernel (45 more minutes on 2 cores, cold)
+check-kernel-ci: qemu guest kernel-defconfig
+	@scripts/deps.sh --lava
+	@KERNEL_CI=1 scripts/check.sh
 
 fuzz: deps
 	@SANITIZE=1 scripts/build-qemu.sh >/dev/null

@@ -123,6 +123,8 @@ fi
 # 3. Functional boot tests, in QEMU's functional-test framework.
 for t in "$QEMU_TREE"/tests/functional/test_aarch64_rcar*.py; do
     [ -f "$t" ] || continue
+    # The defconfig kernel's tests: make check-kernel-ci (KERNEL_CI=1)
+    case $t in *_defconfig.py) [ "${KERNEL_CI:-0}" = 1 ] || continue ;; esac
     run_suite "functional-$(basename "$t" .py)" timeout 2400 env \
         QEMU_TEST_QEMU_BINARY="$QEMU" QEMU_BUILD_ROOT="$QEMU_BUILD" \
         PYTHONPATH="$QEMU_TREE/python:$QEMU_TREE/tests/functional" \
@@ -131,9 +133,11 @@ for t in "$QEMU_TREE"/tests/functional/test_aarch64_rcar*.py; do
 done
 
 # 4. Kernel CI: a LAVA job run by Debian's LAVA dispatcher (lava-run) with
-#    LAVA's own qemu device type and ours (contrib/lava/), the defconfig
-#    kernel and the upstream DTB; every LAVA test case must pass.
-run_suite lava timeout 1800 "$TOP/tests/guest/check-lava.sh"
+#    LAVA's own qemu device type and ours (contrib/lava/), the test kernel
+#    (the defconfig kernel with KERNEL_CI=1) and the upstream DTB; every
+#    LAVA test case must pass.
+run_suite lava timeout 1800 env LAVA_KERNEL="$([ "${KERNEL_CI:-0}" = 1 ] &&
+    echo Image-defconfig || echo Image-4k)" "$TOP/tests/guest/check-lava.sh"
 
 # 5. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
 #    our qtests on it (unless everything above already ran on it), then a

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 #
-# The R-Car Gen3 boards as kernel CI uses them: the command line that
-# LAVA's qemu device type renders, and the kernel that kernel CI builds
-# (arch/arm64/configs/defconfig with tests/guest/defconfig.config, built by
-# tests/guest/build-kernel-defconfig.sh as RCAR_GUEST_DIR/Image-defconfig).
+# The R-Car Gen3 boards with the command line that kernel CI passes: the
+# options of LAVA's qemu device type (the defconfig kernel that kernel CI
+# builds is test_aarch64_rcar_gen3_defconfig.py's).
 #
 # RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
 #
@@ -11,11 +10,9 @@
 
 import os
 import subprocess
-import time
 
 from qemu_test import LinuxKernelTest
 from test_aarch64_rcar_gen3 import RCarGen3Base
-from test_aarch64_rcar_gen3_boards import RCarGen3BoardTests
 
 # What LAVA's qemu.jinja2 passes for arch arm64, with the qemu-rcar-gen3
 # device type's memory (contrib/lava/device-types/qemu-rcar-gen3.jinja2),
@@ -70,42 +67,6 @@ class RCarGen3LavaCommandLine(RCarGen3Base):
         self.assertEqual(proc.returncode, 1)
         self.assertIn('Invalid CPU model: max', proc.stderr)
         self.assertIn('cortex-a57, cortex-a53', proc.stderr)
-
-
-class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
-    """The defconfig kernel on Salvator-XS (H3), with the generated DT and
-    the upstream DTB, and the same checks as the test kernel's boards"""
-
-    MACHINE = 'r8a77951-salvator-xs'
-    SOC = 'r8a7795 ES3.0'
-    CPUS = 2
-    MEM = '2G'
-    EMMC_SDHI = 2
-    SD_SDHI = 0
-    SDHI_NODES = (0, 2, 3)
-    KERNEL = 'Image-defconfig'
-
-    # The IPMMU is what this kernel is checked for: iommu=off is the test
-    # kernel's (test_aarch64_rcar_gen3_boards.py)
-    test_generated_dt_iommu_off = None
-    test_upstream_dtb_iommu_off = None
-
-    def boot_board(self, upstream, iommu, io_size):
-        start = time.monotonic()
-        super().boot_board(upstream, iommu, io_size)
-        self.log.info('boot to the prompt: %.1f s of host time',
-                      time.monotonic() - start)
-        uptime = self.guest_int('cut -d. -f1 /proc/uptime', 'UPTIME')
-        self.log.info('guest uptime at the prompt: %d s', uptime)
-
-    def check_board(self, iommu):
-        super().check_board(iommu)
-        # Every IPMMU of the device tree has its driver: the generated DT
-        # has IPMMU-MM and IPMMU-DS1, the upstream DTB all of the SoC's
-        self.check_guest_value('echo $(( $(ls -d /proc/device-tree/soc/'
-                               'iommu@* | wc -l) - $(ls -d /sys/bus/'
-                               'platform/drivers/ipmmu-vmsa/*.iommu | '
-                               'wc -l) ))', 'UNBOUND', 0)
 
 
 if __name__ == '__main__':

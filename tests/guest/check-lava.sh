@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the LAVA job of contrib/lava/ with Debian's LAVA dispatcher, as a lab
-# would: the defconfig kernel, the upstream DTB and the test initramfs
+# would: a kernel (LAVA_KERNEL in build/guest: Image-4k, the test kernel,
+# by default, or Image-defconfig), the upstream DTB and the test initramfs
 # deployed to tmpfs and booted by lava-run through LAVA's own qemu device
 # type, on r8a77951-salvator-xs.  Prints TAP (contrib/lava/run-job.py).
 #
@@ -32,7 +33,7 @@ out=$BUILD/lava/job-${LAVA_MACHINE:-r8a77951-salvator-xs}
 rm -rf "$out"
 exec /usr/bin/python3 "$TOP/contrib/lava/run-job.py" \
     --machine "${LAVA_MACHINE:-r8a77951-salvator-xs}" --qemu "$QEMU" \
-    --kernel "$GUEST/Image-defconfig" \
+    --kernel "$GUEST/${LAVA_KERNEL:-Image-4k}" \
     --dtb "$GUEST/dtbs/${LAVA_MACHINE:-r8a77951-salvator-xs}.dtb" \
     --ramdisk "$GUEST/rootfs.cpio.gz" --templates "$templates" --out "$out" \
     "$@"
