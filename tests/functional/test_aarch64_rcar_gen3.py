@@ -39,6 +39,16 @@ class RCarGen3Base(LinuxKernelTest):
             self.skipTest('set RCAR_GUEST_DIR to the R-Car test guest')
         return kernel, initrd
 
+    def upstream_dtb(self):
+        """The board's unmodified upstream DTB (tests/guest/build-dtbs.sh)"""
+        path = os.path.join(os.getenv('RCAR_GUEST_DIR') or '', 'dtbs',
+                            f'{self.MACHINE}.dtb')
+        if not os.path.exists(path):
+            if os.getenv('RCAR_REQUIRE_GUEST'):
+                self.fail(f'{path} is missing (tests/guest/build-dtbs.sh)')
+            self.skipTest('no upstream DTB in RCAR_GUEST_DIR/dtbs')
+        return path
+
     def boot(self, smp, machine_opts='', mem='1G', extra_args=()):
         kernel, initrd = self.guest_files()
         self.set_machine(self.MACHINE)

@@ -37,21 +37,12 @@ class RCarGen3BoardTests:
     SD_SDHI = None          # an SD slot
     SDHI_NODES = None       # the enabled SDHIs, as a glob of device names
 
-    def dtb(self):
-        path = os.path.join(os.getenv('RCAR_GUEST_DIR') or '', 'dtbs',
-                            f'{self.MACHINE}.dtb')
-        if not os.path.exists(path):
-            if os.getenv('RCAR_REQUIRE_GUEST'):
-                self.fail(f'{path} is missing (tests/guest/build-dtbs.sh)')
-            self.skipTest('no upstream DTB in RCAR_GUEST_DIR/dtbs')
-        return path
-
     def boot_board(self, upstream, iommu, io_size):
         self.emmc = os.path.join(self.workdir, 'emmc.img')
         sd = os.path.join(self.workdir, 'sd.img')
         make_image(self.emmc, self.EMMC_SIZE, io_size, 21)
         make_image(sd, self.SD_SIZE, MiB, 22)
-        dtb = ('-dtb', self.dtb()) if upstream else ()
+        dtb = ('-dtb', self.upstream_dtb()) if upstream else ()
         self.boot(self.CPUS, machine_opts='' if iommu else 'iommu=off',
                   mem=self.MEM, extra_args=dtb + (
                       '-drive', f'if=sd,index={self.EMMC_SDHI},'

@@ -8,7 +8,6 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-import os
 import subprocess
 
 from qemu_test import LinuxKernelTest
@@ -24,15 +23,6 @@ LAVA_OPTIONS = ('-cpu', 'cortex-a57', '-nographic',
 
 class RCarGen3LavaCommandLine(RCarGen3Base):
     """Salvator-XS (H3) with LAVA's option set and the upstream DTB"""
-
-    def upstream_dtb(self):
-        path = os.path.join(os.getenv('RCAR_GUEST_DIR') or '', 'dtbs',
-                            f'{self.MACHINE}.dtb')
-        if not os.path.exists(path):
-            if os.getenv('RCAR_REQUIRE_GUEST'):
-                self.fail(f'{path} is missing (tests/guest/build-dtbs.sh)')
-            self.skipTest('no upstream DTB in RCAR_GUEST_DIR/dtbs')
-        return path
 
     def test_lava_options(self):
         kernel, initrd = self.guest_files()

@@ -26,22 +26,13 @@ class RCarGen3UpstreamDTB(RCarGen3Base):
     IO_SIZE = 64 * MiB
     WRITE_OFFSET = 128 * MiB
 
-    def dtb(self):
-        path = os.path.join(os.getenv('RCAR_GUEST_DIR') or '', 'dtbs',
-                            'r8a77951-salvator-xs.dtb')
-        if not os.path.exists(path):
-            if os.getenv('RCAR_REQUIRE_GUEST'):
-                self.fail(f'{path} is missing (tests/guest/build-dtbs.sh)')
-            self.skipTest('no upstream DTB in RCAR_GUEST_DIR/dtbs')
-        return path
-
     def boot_upstream(self, smp=2):
         self.emmc = os.path.join(self.workdir, 'emmc.img')
         self.sd = os.path.join(self.workdir, 'sd.img')
         make_image(self.emmc, self.EMMC_SIZE, self.IO_SIZE, 11)
         make_image(self.sd, self.SD_SIZE, MiB, 12)
         self.boot(smp, extra_args=(
-            '-dtb', self.dtb(),
+            '-dtb', self.upstream_dtb(),
             '-drive', f'if=sd,index=2,file={self.emmc},format=raw',
             '-drive', f'if=sd,index=0,file={self.sd},format=raw'))
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')

@@ -18,14 +18,6 @@ case $PLATFORMS in
     renesas|all) ;;
     *) die "DEFCONFIG_PLATFORMS must be renesas or all, not '$PLATFORMS'" ;;
 esac
-CROSS=aarch64-linux-gnu-
-JOBS=${JOBS:-$(nproc)}
-
-kmake() {
-    local cc=${CROSS}gcc
-    command -v ccache >/dev/null && cc="ccache $cc"
-    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS CC="$cc" "$@"
-}
 
 ver=$(linux_source_version)
 LINUX=$GUEST/linux-$ver

@@ -20,14 +20,6 @@ case $PAGE_SIZE in
     64k) page_cfg=CONFIG_ARM64_64K_PAGES ;;
     *) die "PAGE_SIZE must be 4k, 16k or 64k, not '$PAGE_SIZE'" ;;
 esac
-CROSS=aarch64-linux-gnu-
-JOBS=${JOBS:-$(nproc)}
-
-kmake() {
-    local cc=${CROSS}gcc
-    command -v ccache >/dev/null && cc="ccache $cc"
-    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS CC="$cc" "$@"
-}
 
 ver=$(linux_source_version)
 LINUX=$GUEST/linux-$ver

@@ -55,6 +55,17 @@ build_base_root() {
     install -m 0755 "$GUEST_SRC/init" "$root/init"
 }
 
+CROSS=aarch64-linux-gnu-
+JOBS=${JOBS:-$(nproc)}
+
+# make in the kernel tree $LINUX for build directory $out, cross compiled
+# (through ccache when there is one)
+kmake() {
+    local cc=${CROSS}gcc
+    command -v ccache >/dev/null && cc="ccache $cc"
+    make -s -C "$LINUX" O="$out" ARCH=arm64 CROSS_COMPILE=$CROSS CC="$cc" "$@"
+}
+
 # The version of linux-source-6.12 that Debian 13 has now.
 linux_source_version() {
     local ver
