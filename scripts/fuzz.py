@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, and the IPMMU over qtest.
+"""Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, the IPMMU and the I2C
+controllers over qtest.
 
 Each run starts one qemu-system-aarch64 (-accel qtest, an SD card on SDHI0
 and an eMMC with boot partitions on SDHI2) and sends it a stream of qtest
@@ -8,7 +9,8 @@ the SDHI, DMAC, SCC and IPMMU windows with values that mean something to
 them (commands with and without data, DMA modes, IMTTBCR geometries...),
 card bring-up sequences, IPMMU page tables written into guest RAM with
 descriptors pointing at RAM, at device registers and at holes, DMA
-addresses in the same places, and clock steps.
+addresses in the same places, clock steps, and register writes to the
+I2C channel 2 and the IIC, each with an EEPROM on its bus.
 
 A finding is QEMU dying (an abort, a signal, a sanitizer report) or not
 answering within --hang-timeout seconds (a hang).  Its whole command
@@ -76,6 +78,26 @@ DM_REGS = {
     0x880: None,                       # DM_DTRAN_ADDR: see dma_addr()
 }
 SCC_REGS = [0x1000 + 8 * i for i in range(15)]
+# I2C channel 2 (i2c-rcar) and the IIC (i2c-sh_mobile), an EEPROM at 0x50
+I2C2 = 0xe6510000
+IIC = 0xe60b0000
+I2C_ADDRS = [0x50 << 1, 0x50 << 1 | 1, 0x30 << 1, 0x30 << 1 | 1]
+I2C_REGS = {
+    0x04: [0x89, 0x88, 0x8a, 0x80, 0, 0xf0, 0xb0, 0x8b, 0xff],  # ICMCR
+    0x0c: [0, 0x76, 0x77, 0x7d, 0x75, 0xff],                     # ICMSR
+    0x14: [0, 0x79, 0x7b, 0x10, 0x7f],                           # ICMIER
+    0x20: I2C_ADDRS,                                             # ICMAR
+    0x24: [0x00, 0x10, 0xa5, 0xff],                              # ICRXTX
+    0x08: [0, 0xff], 0x10: [0, 0x7f], 0x00: [0, 0x0f],
+    0x3c: [0, 1, 2, 0xf],
+}
+IIC_REGS = {
+    0x04: [0x94, 0x90, 0x81, 0xc0, 0x01, 0x80, 0x00, 0xd4, 0xff],  # ICCR
+    0x08: [0x00, 0xf1, 0xf9, 0xfb, 0xfd, 0xff],                     # ICSR
+    0x0c: [0x0f, 0x0e, 0x0d, 0x00, 0xff],                           # ICIC
+    0x00: I2C_ADDRS + [0x00, 0x20, 0xff],                           # ICDR
+    0x10: [0, 0x42], 0x14: [0, 0x37],
+}
 SD_COMMANDS = [0, 2, 3, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 21, 23, 24,
                25, 26, 27, 28, 29, 30, 32, 33, 35, 36, 38, 41, 42, 55, 56]
 
@@ -260,6 +282,17 @@ class Gen:
         if dma and self.r.random() < 0.9:
             out.append(f'writel 0x{base + 0x828:x} 0x1')
 
+    def i2c_access(self, out):
+        base, regs, width = self.pick([(I2C2, I2C_REGS, 'l'),
+                                       (IIC, IIC_REGS, 'b')])
+        off = self.pick(list(regs))
+        if self.r.random() < 0.3:
+            out.append(f'read{width} 0x{base + off:x}')
+            return
+        val = self.pick(regs[off]) if self.r.random() < 0.9 else \
+            self.anyval(8)
+        out.append(f'write{width} 0x{base + off:x} 0x{val:x}')
+
     def ram_write(self, out):
         addr = self.pick([RAM, PT_POOL]) + 8 * self.r.randrange(0x4000)
         out.append(f'writeq 0x{addr:x} 0x{self.anyval(64):x}')
@@ -276,7 +309,8 @@ class Gen:
         weights = [(self.sdhi_write, 30), (self.sdhi_read, 8),
                    (self.ipmmu_write, 12), (self.page_table, 10),
                    (self.card_init, 1), (self.data_command, 8),
-                   (self.ram_write, 3), (self.clock, 10)]
+                   (self.ram_write, 3), (self.clock, 10),
+                   (self.i2c_access, 6)]
         funcs = [f for f, _ in weights]
         cum = [w for _, w in weights]
         out = []
@@ -380,7 +414,9 @@ def qemu_args(qemu, sd_img, emmc_img):
             '-serial', 'none', '-monitor', 'none', '-seed', '1',
             '-global', 'emmc.boot-partition-size=1048576',
             '-drive', f'if=sd,index=0,file={sd_img},format=raw',
-            '-drive', f'if=sd,index=2,file={emmc_img},format=raw']
+            '-drive', f'if=sd,index=2,file={emmc_img},format=raw',
+            '-device', 'at24c-eeprom,bus=i2c2,address=0x50,rom-size=256',
+            '-device', 'at24c-eeprom,bus=i2c-dvfs,address=0x50,rom-size=256']
 
 
 def find_rca(args, workdir):

@@ -40,6 +40,8 @@ KINDS = [
     (r"cpg", "RCAR_GEN3_CPG"),
     (r"sysc", "RCAR_GEN3_SYSC"),
     (r"gpio(\d)", "RCAR_GEN3_GPIO"),
+    (r"i2c(\d)", "RCAR_GEN3_I2C"),
+    (r"i2c_dvfs", "RCAR_GEN3_IIC"),
     (r"scif2", "RCAR_GEN3_SCIF2"),
     (r"ipmmu_mm", "RCAR_GEN3_IPMMU_MM"),
     (r"ipmmu_ds1", "RCAR_GEN3_IPMMU_DS1"),

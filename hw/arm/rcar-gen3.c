@@ -64,6 +64,11 @@ bool rcar_gen3_has_sdhi(const RCarGen3Class *sc, unsigned n)
     return rcar_gen3_dev(sc, RCAR_GEN3_SDHI, n) != NULL;
 }
 
+bool rcar_gen3_has_i2c(const RCarGen3Class *sc, unsigned n)
+{
+    return rcar_gen3_dev(sc, RCAR_GEN3_I2C, n) != NULL;
+}
+
 unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc)
 {
     return sc->cluster_cpus[0] + sc->cluster_cpus[1];
@@ -384,10 +389,11 @@ static void rcar_gen3_connect_module_reset(RCarGen3State *s,
 }
 
 /*
- * The CPG's resets go to the modules that are modelled: the SDHIs have a
- * "module-reset" input, the others are reset through the device's cold
- * reset.  Either way the module is reset when its SRCR bit is set (Linux's
- * cpg_mssr_reset() releases it 35 us later) and works again at once.
+ * The CPG's resets go to the modules that are modelled: the SDHIs and the
+ * I2C controllers have a "module-reset" input, the others are reset
+ * through the device's cold reset.  Either way the module is reset when
+ * its SRCR bit is set (Linux's cpg_mssr_reset() releases it 35 us later)
+ * and works again at once.
  */
 static void rcar_gen3_wire_module_resets(RCarGen3State *s)
 {
@@ -406,6 +412,16 @@ static void rcar_gen3_wire_module_resets(RCarGen3State *s)
         rcar_gen3_connect_module_reset(s, RCAR_GEN3_GPIO, i,
             qemu_allocate_irq(rcar_gen3_reset_device, &s->gpio[i], 0));
     }
+    /* The I2C controllers have inputs of their own: not their buses */
+    for (unsigned i = 0; i < RCAR_GEN3_MAX_I2C; i++) {
+        if (rcar_gen3_has_i2c(sc, i)) {
+            rcar_gen3_connect_module_reset(s, RCAR_GEN3_I2C, i,
+                qdev_get_gpio_in_named(DEVICE(&s->i2c[i]), "module-reset",
+                                       0));
+        }
+    }
+    rcar_gen3_connect_module_reset(s, RCAR_GEN3_IIC, 0,
+        qdev_get_gpio_in_named(DEVICE(&s->iic), "module-reset", 0));
 }
 
 static bool rcar_gen3_realize_clocks_and_power(RCarGen3State *s,
@@ -436,6 +452,27 @@ static bool rcar_gen3_realize_gpio(RCarGen3State *s, Error **errp)
     return true;
 }
 
+/* The I2C channels and the IIC, each with its I2C bus for the board */
+static bool rcar_gen3_realize_i2c(RCarGen3State *s, Error **errp)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+
+    for (unsigned i = 0; i < RCAR_GEN3_MAX_I2C; i++) {
+        if (!rcar_gen3_has_i2c(sc, i)) {
+            continue;
+        }
+        if (!sysbus_realize(SYS_BUS_DEVICE(&s->i2c[i]), errp)) {
+            return false;
+        }
+        rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->i2c[i]), RCAR_GEN3_I2C, i);
+    }
+    if (!sysbus_realize(SYS_BUS_DEVICE(&s->iic), errp)) {
+        return false;
+    }
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(&s->iic), RCAR_GEN3_IIC, 0);
+    return true;
+}
+
 static void rcar_gen3_init(Object *obj)
 {
     RCarGen3State *s = RCAR_GEN3_SOC(obj);
@@ -451,6 +488,17 @@ static void rcar_gen3_init(Object *obj)
 
         object_initialize_child(obj, name, &s->gpio[i], TYPE_RCAR_GPIO);
     }
+    for (unsigned i = 0; i < RCAR_GEN3_MAX_I2C; i++) {
+        g_autofree char *name = NULL;
+
+        if (!rcar_gen3_has_i2c(sc, i)) {
+            continue;
+        }
+        /* The child name is the name of its I2C bus: "i2c2" */
+        name = g_strdup_printf("i2c%u", i);
+        object_initialize_child(obj, name, &s->i2c[i], TYPE_RCAR_I2C);
+    }
+    object_initialize_child(obj, "i2c-dvfs", &s->iic, TYPE_RCAR_IIC);
     object_initialize_child(obj, "scif2", &s->scif2, TYPE_SH_SERIAL);
     object_initialize_child(obj, "scif2-irq", &s->scif2_irq, TYPE_OR_IRQ);
     for (unsigned i = 0; i < RCAR_GEN3_NUM_SDHI; i++) {
@@ -501,6 +549,7 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
 
     if (!rcar_gen3_realize_clocks_and_power(s, errp) ||
         !rcar_gen3_realize_gpio(s, errp) ||
+        !rcar_gen3_realize_i2c(s, errp) ||
         !rcar_gen3_realize_scif2(s, errp) ||
         !rcar_gen3_realize_ipmmu(s, errp) ||
         !rcar_gen3_realize_sdhi(s, errp)) {

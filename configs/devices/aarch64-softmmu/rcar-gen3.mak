@@ -5,3 +5,5 @@
 # fuzzing.
 
 CONFIG_RCAR_GEN3_BOARDS=y
+# An EEPROM to put on the I2C buses (rcar-i2c-test)
+CONFIG_AT24C=y

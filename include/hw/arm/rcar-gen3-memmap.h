@@ -28,6 +28,8 @@ typedef enum RCarGen3DevKind {
     RCAR_GEN3_CPG,
     RCAR_GEN3_SYSC,
     RCAR_GEN3_GPIO,             /* index: the bank */
+    RCAR_GEN3_I2C,              /* index: the channel */
+    RCAR_GEN3_IIC,
     RCAR_GEN3_SCIF2,
     RCAR_GEN3_IPMMU_MM,
     RCAR_GEN3_IPMMU_DS1,

@@ -14,6 +14,8 @@
 #include "hw/char/sh_serial.h"
 #include "hw/cpu/cluster.h"
 #include "hw/gpio/rcar_gpio.h"
+#include "hw/i2c/rcar_i2c.h"
+#include "hw/i2c/rcar_iic.h"
 #include "hw/intc/arm_gic.h"
 #include "hw/misc/rcar_cpg.h"
 #include "hw/misc/rcar_prr.h"
@@ -40,6 +42,8 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 /* SDHI channels 0-3; a SoC has those its table lists (E3: no SDHI2) */
 #define RCAR_GEN3_NUM_SDHI          4
 #define RCAR_GEN3_MAX_GPIO_BANKS    8
+/* I2C channels 0-7; a SoC has those its table lists (H3, M3-N: 0-6) */
+#define RCAR_GEN3_MAX_I2C           8
 /* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
 #define RCAR_GEN3_GICC_PAGES        2
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
@@ -83,6 +87,8 @@ struct RCarGen3State {
     RCarCPGState cpg;
     RCarSyscState sysc;
     RCarGPIOState gpio[RCAR_GEN3_MAX_GPIO_BANKS];
+    RCarI2CState i2c[RCAR_GEN3_MAX_I2C];
+    RCarIICState iic;
     SHSerialState scif2;
     OrIRQState scif2_irq;
     RenesasSDHIState sdhi[RCAR_GEN3_NUM_SDHI];
@@ -103,6 +109,9 @@ const RCarGen3Dev *rcar_gen3_dev(const RCarGen3Class *sc,
 
 /* Does SoC class @sc have SD/MMC host channel @n? */
 bool rcar_gen3_has_sdhi(const RCarGen3Class *sc, unsigned n);
+
+/* Does SoC class @sc have I2C channel @n? */
+bool rcar_gen3_has_i2c(const RCarGen3Class *sc, unsigned n);
 
 /* The number of CPUs of SoC class @sc */
 unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc);
