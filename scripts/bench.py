@@ -17,7 +17,9 @@
 # Workloads: fio (Debian's arm64 binary) sequential read and write 1 MiB,
 # random read 4 KiB at QD1 (psync) and QD32 (libaio), O_DIRECT, 10 s each;
 # on the eMMC rows also dd oflag=sync of 500 MiB to a file on ext4 and
-# bonnie++ -f on ext4 (file size 2x guest RAM).
+# bonnie++ -f on ext4 (file size 2x guest RAM).  The whole sequence runs
+# --repeats times (3) in one boot; the report gives each figure's median
+# and the spread of the runs, and flags a spread above 20 %.
 #
 # For each workload: guest MiB/s (or IOPS), host CPU ms per MiB (QEMU's
 # user+system time over the workload), average request size (from
@@ -64,6 +66,10 @@ HARDWARE = [
     ('H3 board, IPMMU', 'block output', 130482),
 ]
 
+# The guest's script, on the kernel command line in base64 (at most 2048
+# bytes in all on arm64: no comments in it).  Each repetition runs every
+# workload in the same order, so that each run has the same history (what
+# ran before it, on the same image).
 GUEST_SCRIPT = r'''
 DEV=@DEV@
 BLK=${DEV#/dev/}
@@ -86,20 +92,23 @@ fio_job() {
         --time_based --size=1G --output-format=terse --terse-version=3 "$@"
 }
 mark kernel $(uname -r) $(getconf PAGESIZE 2>/dev/null)
-work seq-read fio_job seq-read --rw=read --bs=1M --ioengine=psync
-work seq-write fio_job seq-write --rw=write --bs=1M --ioengine=psync
-work rand-read-qd1 fio_job rand-read-qd1 --rw=randread --bs=4k --ioengine=psync
-work rand-read-qd32 fio_job rand-read-qd32 --rw=randread --bs=4k \
+for rep in $(seq @REPEATS@); do
+r=#$rep
+work seq-read$r fio_job seq-read --rw=read --bs=1M --ioengine=psync
+work seq-write$r fio_job seq-write --rw=write --bs=1M --ioengine=psync
+work rand-read-qd1$r fio_job rand-read-qd1 --rw=randread --bs=4k --ioengine=psync
+work rand-read-qd32$r fio_job rand-read-qd32 --rw=randread --bs=4k \
     --ioengine=libaio --iodepth=32
 if [ -n "@FS@" ]; then
     mkfs.ext4 -q -F -E nodiscard $DEV && mkdir -p /mnt && mount -t ext4 $DEV /mnt
-    work dd-sync gnu-dd if=/dev/zero of=/mnt/f bs=1M count=500 oflag=sync
+    work dd-sync$r gnu-dd if=/dev/zero of=/mnt/f bs=1M count=500 oflag=sync
     rm -f /mnt/f
     if [ -n "@BONNIE@" ]; then
-        work bonnie bonnie++ -d /mnt -s 2048 -r 1024 -n 0 -f -u root -q
+        work bonnie$r bonnie++ -d /mnt -s 2048 -r 1024 -n 0 -f -u root -q
     fi
     umount /mnt
 fi
+done
 '''
 
 
@@ -186,6 +195,7 @@ def rows(args):
 def run_row(args, row):
     script = (GUEST_SCRIPT.replace('@DEV@', row.dev)
               .replace('@RUNTIME@', str(args.runtime))
+              .replace('@REPEATS@', str(args.repeats))
               .replace('@FS@', 'yes' if row.fs else '')
               .replace('@BONNIE@', 'yes' if row.bonnie and args.bonnie
                        else ''))
@@ -208,7 +218,7 @@ def run_row(args, row):
             res = dict(f.split('=', 1) for f in fields)
             res['delta'] = {k: end[k] - start[name][k] for k in end}
             row.results[name] = res
-            print(f'  {row.name} {name}: {summarise(row, name)}',
+            print(f'  {row.name} {name}: {summarise(row, name, res)}',
                   flush=True)
 
     run_guest(args, row.machine, row.qemu_args, script, on_mark,
@@ -224,9 +234,62 @@ def io_delta(res):
     return reqs, nbytes
 
 
+def repetitions(row, name):
+    """The results of each run of workload @name of @row, in order (a
+    results.json of a bench without repetitions has one, under @name)"""
+    reps = sorted((int(k.split('#')[1]), v) for k, v in row.results.items()
+                  if k.split('#')[0] == name and '#' in k)
+    out = [v for _, v in reps]
+    if not out and name in row.results:
+        out = [row.results[name]]
+    return out
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
 def figures(row, name):
-    """The numbers of one workload of a row, as a dict"""
-    res = row.results.get(name)
+    """The numbers of one workload of a row, as a dict: the median of its
+    repetitions, each column on its own; None if a repetition failed"""
+    runs = [run_figures(row, name, res) for res in repetitions(row, name)]
+    if not runs or None in runs:
+        return None
+    return {k: median([r[k] for r in runs]) for k in runs[0]
+            if all(k in r for r in runs)}
+
+
+def main_column(name):
+    return 'IOPS' if name.startswith('rand-') else \
+        'block input K/s' if name == 'bonnie' else 'MiB/s'
+
+
+def spread(row, name):
+    """(max - min) / median of the workload's main figure over its
+    repetitions, in %, and the number of repetitions"""
+    col = main_column(name)
+    runs = [run_figures(row, name, res) for res in repetitions(row, name)]
+    vals = [r[col] for r in runs if r and col in r]
+    if len(vals) < 2 or not median(vals):
+        return 0.0, len(vals)
+    return 100 * (max(vals) - min(vals)) / median(vals), len(vals)
+
+
+# A row whose spread exceeds this is flagged: its median is not to be trusted
+SPREAD_FLAG = 20
+
+
+def spread_cell(row, name):
+    pct, n = spread(row, name)
+    if n < 2:
+        return '-'
+    return f'{pct:.0f} %' + (' (!)' if pct > SPREAD_FLAG else '')
+
+
+def run_figures(row, name, res):
+    """The numbers of one run of a workload, as a dict"""
     if not res or res.get('rc') != '0':
         return None
     secs = float(res['t1']) - float(res['t0'])
@@ -272,10 +335,12 @@ def bonnie_fields(csv_line):
     return out
 
 
-def summarise(row, name):
-    fig = figures(row, name)
+def summarise(row, name, res):
+    """One run of workload @name ("seq-read#2") of @row, in a line"""
+    name = name.split('#')[0]
+    fig = run_figures(row, name, res)
     if fig is None:
-        return f'failed ({row.results.get(name, {}).get("out", "?")})'
+        return f'failed ({res.get("out", "?")})'
     if name == 'bonnie':
         return ', '.join(f'{k} {v}' for k, v in fig.items() if 'K/s' in k
                          or 'CPU%' in k)
@@ -293,7 +358,7 @@ COLUMNS = ('MiB/s', 'IOPS', 'avg request KiB', 'host CPU ms/MiB',
 def write_csv(path, all_rows):
     with open(path, 'w', newline='') as f:
         w = csv.writer(f)
-        w.writerow(('row', 'workload') + COLUMNS +
+        w.writerow(('row', 'workload', 'runs', 'spread %') + COLUMNS +
                    ('block output K/s', 'block output CPU%', 'rewrite K/s',
                     'rewrite CPU%', 'block input K/s', 'block input CPU%'))
         for row in all_rows:
@@ -301,7 +366,8 @@ def write_csv(path, all_rows):
                 fig = figures(row, name)
                 if fig is None:
                     continue
-                w.writerow((row.name, name) +
+                pct, n = spread(row, name)
+                w.writerow((row.name, name, n, f'{pct:.1f}') +
                            tuple(f'{fig[c]:.2f}' if c in fig else ''
                                  for c in COLUMNS) +
                            tuple(fig.get(c, '') for c in (
@@ -428,7 +494,9 @@ def write_markdown(path, all_rows, args):
     lines = ['# R-Car Gen3 SDHI + IPMMU: `make bench`', '',
              f'Run on {args.date}, '
              f'{args.host}; guests -smp 2 -m 1G; '
-             f'fio {args.runtime} s per workload, O_DIRECT{took}.', '',
+             f'fio {args.runtime} s per workload, O_DIRECT, each workload '
+             f'{args.repeats} times{took}.  Every figure is the median of '
+             'its runs, every ratio one of medians.', '',
              'QEMU models no bus clock: an emulated eMMC moves data as fast '
              'as the host copies it, where a board is held to the HS400 bus '
              '(200 MB/s).  What the IPMMU saves, the fixed cost of each '
@@ -440,19 +508,24 @@ def write_markdown(path, all_rows, args):
     lines += target_lines(by_name)
     lines += board_lines(by_name)
     lines += ['', '## fio and dd', '',
+              f'Medians of {args.repeats} runs; spread: (max - min) / median '
+              'of the MiB/s (IOPS for random reads) over the runs, flagged '
+              f'(!) above {SPREAD_FLAG} %.', '',
               '| row | workload | MiB/s | IOPS | avg request KiB | '
-              'host CPU ms/MiB | DMA transfers/MiB | runs/transfer |',
-              '|---|---|---|---|---|---|---|---|']
+              'host CPU ms/MiB | DMA transfers/MiB | runs/transfer | '
+              'spread |',
+              '|---|---|---|---|---|---|---|---|---|']
     for row in all_rows:
         if row.skipped:
             lines.append(f'| {row.label} | - | skipped: {row.skipped} '
-                         '| | | | | |')
+                         '| | | | | | |')
             continue
         for name in WORKLOADS[:-1]:
             fig = figures(row, name)
             if fig is None:
                 continue
             cells = [f'{fig[c]:.1f}' if c in fig else '-' for c in COLUMNS]
+            cells.append(spread_cell(row, name))
             lines.append(f'| {row.label} | {name} | ' + ' | '.join(cells) +
                          ' |')
     lines += ['', '## Ratios, IPMMU on / IPMMU off', '',
@@ -472,25 +545,28 @@ def write_markdown(path, all_rows, args):
               'Columns in the order of bonnie++\'s CSV: sequential block '
               'output, rewrite, block input, each K/s and CPU%.', '',
               '| row | block output K/s | CPU% | rewrite K/s | CPU% | '
-              'block input K/s | CPU% |', '|---|---|---|---|---|---|---|']
+              'block input K/s | CPU% | spread |',
+              '|---|---|---|---|---|---|---|---|']
     for row in all_rows:
         fig = figures(row, 'bonnie')
         if fig:
             cells = [str(fig.get(c, '-')) for c in (
                 'block output K/s', 'block output CPU%', 'rewrite K/s',
                 'rewrite CPU%', 'block input K/s', 'block input CPU%')]
+            cells.append(spread_cell(row, 'bonnie'))
             lines.append(f'| QEMU: {row.label} | ' + ' | '.join(cells) +
                          ' |')
     for row in all_rows:
-        raw = row.results.get('bonnie', {}).get('out', '')
-        if raw:
-            lines.append(f'| raw bonnie++ CSV, {row.label} | '
-                         f'`{raw.replace("_", " ")}` | | | | | |')
+        for i, res in enumerate(repetitions(row, 'bonnie')):
+            raw = res.get('out', '')
+            if raw:
+                lines.append(f'| raw bonnie++ CSV, {row.label}, run {i + 1} '
+                             f'| `{raw.replace("_", " ")}` | | | | | | |')
     for label, col, val in HARDWARE:
         bo = val if col == 'block output' else '-'
         bi = val if col == 'block input' else '-'
         lines.append(f'| {label} (HS400, measured) | {bo} | - | - | - | '
-                     f'{bi} | - |')
+                     f'{bi} | - | |')
     lines += ['', 'Kernels: ' + '; '.join(
         f'{r.name}: {r.kernel_version}' for r in all_rows
         if r.kernel_version), '',
@@ -565,6 +641,9 @@ def main():
     ap.add_argument('--guest', default=os.path.join(build, 'guest'))
     ap.add_argument('--runtime', type=int, default=10,
                     help='seconds per fio workload')
+    ap.add_argument('--repeats', type=int, default=3,
+                    help='runs of each workload; the report gives the '
+                    'median and the spread')
     ap.add_argument('--no-bonnie', dest='bonnie', action='store_false')
     ap.add_argument('--only', nargs='*', help='rows to run')
     ap.add_argument('--timeout', type=int, default=1200)
@@ -579,7 +658,7 @@ def main():
     all_rows = rows(args)
     saved = os.path.join(args.workdir, 'results.json')
     run = {'host': host_description(), 'elapsed': 0.0,
-           'date': time.strftime('%Y-%m-%d %H:%M')}
+           'date': time.strftime('%Y-%m-%d %H:%M'), 'repeats': args.repeats}
     # --only and --report-only keep the other rows of the last run
     if (args.only or args.report_only) and os.path.exists(saved):
         with open(saved) as f:
@@ -590,6 +669,7 @@ def main():
         if args.report_only:
             run = data.get(RUN_KEY, {'host': 'host not recorded',
                                      'elapsed': 0.0, 'date': '?'})
+            args.repeats = run.get('repeats', 1)
     started = time.monotonic()
     for row in all_rows:
         if row.skipped:

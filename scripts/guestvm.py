@@ -15,6 +15,8 @@ import re
 import sys
 import time
 
+# arm64's COMMAND_LINE_SIZE, with the terminating NUL
+COMMAND_LINE_SIZE = 2048
 MARK = re.compile(r'RCAR-MARK ([A-Za-z0-9_.+-]+)(?:[= ](.*))?$')
 
 
@@ -93,13 +95,17 @@ def run_guest(args, machine, qemu_args, script, on_mark, console='ttySC0',
     from qemu.machine import QEMUMachine
 
     b64 = base64.b64encode(script.encode()).decode()
+    append = f'console={console},115200 rdinit=/init rcar_script={b64}'
+    if len(append) >= COMMAND_LINE_SIZE:
+        # Linux would cut it: the script would end half-way
+        sys.exit(f'{machine}: the script makes a kernel command line of '
+                 f'{len(append)} bytes, more than {COMMAND_LINE_SIZE - 1}')
     vm = QEMUMachine(args.qemu, base_temp_dir=args.workdir)
     vm.set_machine(machine)
     vm.set_console()
     vm.add_args('-kernel', kernel or args.kernel,
                 '-initrd', initrd or args.initrd,
-                '-append', f'console={console},115200 rdinit=/init '
-                           f'rcar_script={b64}', *qemu_args)
+                '-append', append, *qemu_args)
     vm.launch()
     console_file = vm.console_socket.makefile('rb')
     deadline = time.time() + args.timeout
