@@ -1,7 +1,8 @@
 /*
  * Renesas R-Car Gen3 I2C bus interface (I2C)
  *
- * The master of the I2C channels i2c0-i2c6, as Linux 6.12's
+ * The master of the I2C channels (i2c0-i2c6 on H3 and M3-N, i2c0-i2c7 on
+ * E3), as Linux 6.12's
  * drivers/i2c/busses/i2c-rcar.c drives it on Gen3 (rcar_i2c_gen3_irq()),
  * on a QEMU I2C bus that devices can be put on (-device ...,bus=i2c2):
  *
@@ -44,6 +45,7 @@
 #include "trace.h"
 
 REG32(ICSCR, 0x00)
+    FIELD(ICSCR, SIE, 2, 1)
 REG32(ICMCR, 0x04)
     FIELD(ICMCR, ESG, 0, 1)
     FIELD(ICMCR, FSB, 1, 1)
@@ -95,6 +97,7 @@ static void rcar_i2c_stop(RCarI2CState *s)
     trace_rcar_i2c_stop(DEVICE(s)->canonical_path);
     i2c_end_transfer(s->bus);
     s->active = false;
+    s->start_pending = false;
     s->stop_pending = false;
     s->tx_pending = false;
     s->last_byte_read = false;
@@ -114,11 +117,21 @@ static void rcar_i2c_start(RCarI2CState *s)
     uint8_t address = extract32(s->regs[R_ICMAR], 1, 7);
     bool recv = s->regs[R_ICMAR] & 1;
 
+    if (s->active && address != s->target) {
+        /*
+         * QEMU's I2C core gives a repeated start to the slave of the
+         * transfer in flight without looking at the address: end that
+         * transfer so that the new address is looked up.
+         */
+        i2c_end_transfer(s->bus);
+    }
     s->start_pending = false;
+    s->stop_pending = false;
     s->tx_pending = false;
     s->last_byte_read = false;
     s->active = true;
     s->recv = recv;
+    s->target = address;
     if (i2c_start_transfer(s->bus, address, recv)) {
         trace_rcar_i2c_start(DEVICE(s)->canonical_path, address, recv, false);
         rcar_i2c_nack(s);
@@ -199,6 +212,8 @@ static void rcar_i2c_master_off(RCarI2CState *s)
     s->stop_pending = false;
     s->tx_pending = false;
     s->last_byte_read = false;
+    s->recv = false;
+    s->target = 0;
 }
 
 static void rcar_i2c_write_icmcr(RCarI2CState *s, uint32_t val)
@@ -267,13 +282,25 @@ static void rcar_i2c_write(void *opaque, hwaddr offset, uint64_t value,
                           DEVICE(s)->canonical_path, val & 0xff);
         }
         break;
+    case A_ICSCR:
+        if (FIELD_EX32(val, ICSCR, SIE)) {
+            qemu_log_mask(LOG_UNIMP, "%s: %s: slave mode is not modelled\n",
+                          __func__, DEVICE(s)->canonical_path);
+        }
+        s->regs[R_ICSCR] = val & 0xff;
+        break;
+    case A_ICDMAER:
+        if (val & 0xff) {
+            qemu_log_mask(LOG_UNIMP, "%s: %s: DMA is not modelled\n",
+                          __func__, DEVICE(s)->canonical_path);
+        }
+        s->regs[R_ICDMAER] = val & 0xff;
+        break;
     case A_ICMAR:
     case A_ICSAR:
-    case A_ICSCR:
     case A_ICCCR:
     case A_ICCCR2:
     case A_ICFBSCR:
-    case A_ICDMAER:
         s->regs[offset >> 2] = val & 0xff;
         break;
     case A_ICMPR:
@@ -358,8 +385,19 @@ static int rcar_i2c_post_load(void *opaque, int version_id)
     if (!s->active && (s->tx_pending || s->last_byte_read)) {
         return -EINVAL;
     }
+    /* A byte is the last one read only when a request made it so */
+    if (s->last_byte_read && !s->start_pending && !s->stop_pending) {
+        return -EINVAL;
+    }
+    if ((s->regs[R_ICMSR] | s->regs[R_ICMIER] | s->regs[R_ICSSR] |
+         s->regs[R_ICSIER]) & ~RCAR_I2C_STATUS_MASK) {
+        return -EINVAL;
+    }
     if ((s->recv && s->tx_pending) || (!s->recv && s->last_byte_read)) {
         return -EINVAL;
+    }
+    if (s->target > 0x7f) {
+        return -EINVAL;             /* a 7-bit address */
     }
     return 0;
 }
@@ -377,6 +415,7 @@ static const VMStateDescription vmstate_rcar_i2c = {
         VMSTATE_BOOL(stop_pending, RCarI2CState),
         VMSTATE_BOOL(tx_pending, RCarI2CState),
         VMSTATE_BOOL(last_byte_read, RCarI2CState),
+        VMSTATE_UINT8(target, RCarI2CState),
         VMSTATE_END_OF_LIST()
     }
 };

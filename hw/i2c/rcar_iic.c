@@ -20,7 +20,10 @@
  *   (sh_mobile_i2c_isr()).  A NACK raises TACK only after that byte's WAIT
  *   was cleared, in an interrupt of its own: the driver does nothing else
  *   in an interrupt that has TACK.  As on the board, the bytes go on after
- *   a NACK until the driver stops.
+ *   a NACK until the driver stops, unless a stop was requested by then:
+ *   it goes out with TACK (the driver polls for it, sh_mobile_xfer() in
+ *   atomic mode).  The address byte sets the direction: data bytes sent
+ *   in a read, or read in a write, reach no slave.
  * - Receiving, a byte waits in the shift register with WAIT set; when WAIT
  *   is cleared, RACK answers it, it moves to ICDR (DTE), and then a stop
  *   requested by now is sent, or else the next byte is received.
@@ -56,6 +59,8 @@ REG8(ICSR, 0x08)
     FIELD(ICSR, AL, 3, 1)
     FIELD(ICSR, BUSY, 4, 1)
 REG8(ICIC, 0x0c)
+    FIELD(ICIC, RDMAE, 4, 1)
+    FIELD(ICIC, TDMAE, 5, 1)
 REG8(ICCL, 0x10)
 REG8(ICCH, 0x14)
 
@@ -82,6 +87,7 @@ static void rcar_iic_start(RCarIICState *s)
 {
     trace_rcar_iic_start(DEVICE(s)->canonical_path, rcar_iic_busy(s));
     s->start_pending = false;
+    s->stop_pending = false;
     s->address_next = true;
     s->rx_shift_full = false;
     s->icsr |= R_ICSR_BUSY_MASK | R_ICSR_DTE_MASK;
@@ -93,12 +99,50 @@ static void rcar_iic_stop(RCarIICState *s)
     if (s->addressed) {
         i2c_end_transfer(s->bus);
     }
+    s->start_pending = false;
     s->stop_pending = false;
     s->tx_pending = false;
     s->addressed = false;
     s->address_next = false;
     s->rx_shift_full = false;
     s->icsr &= ~R_ICSR_BUSY_MASK;
+}
+
+/* The address byte after a (repeated) start: true if a slave answers */
+static bool rcar_iic_send_address(RCarIICState *s, uint8_t byte)
+{
+    uint8_t address = byte >> 1;
+
+    if (s->addressed && address != s->target) {
+        /*
+         * QEMU's I2C core gives a repeated start to the slave of the
+         * transfer in flight without looking at the address: end that
+         * transfer so that the new address is looked up.
+         */
+        i2c_end_transfer(s->bus);
+    }
+    s->target = address;
+    s->receiving = byte & 1;
+    s->addressed = !i2c_start_transfer(s->bus, address, s->receiving);
+    if (!s->addressed) {
+        /* A slave that refuses a repeated start leaves its transfer open */
+        i2c_end_transfer(s->bus);
+    }
+    return s->addressed;
+}
+
+/* A data byte of a write transfer */
+static bool rcar_iic_send_data(RCarIICState *s, uint8_t data)
+{
+    if (!s->addressed) {
+        return false;
+    }
+    if (s->receiving) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: %s: byte 0x%02x sent in a read "
+                      "transfer\n", __func__, DEVICE(s)->canonical_path, data);
+        return false;
+    }
+    return !i2c_send(s->bus, data);
 }
 
 /* Send the byte of ICDR: the address after a start, or data */
@@ -110,20 +154,29 @@ static void rcar_iic_send_byte(RCarIICState *s)
     s->tx_pending = false;
     if (s->address_next) {
         s->address_next = false;
-        s->addressed = !i2c_start_transfer(s->bus, data >> 1, data & 1);
-        ack = s->addressed;
+        ack = rcar_iic_send_address(s, data);
     } else {
-        ack = s->addressed && !i2c_send(s->bus, data);
+        ack = rcar_iic_send_data(s, data);
     }
     trace_rcar_iic_send(DEVICE(s)->canonical_path, data, ack);
     s->nack_pending = !ack;
     s->icsr |= R_ICSR_DTE_MASK | R_ICSR_WAIT_MASK;
 }
 
+/* The slave of a read transfer, if there is one */
+static bool rcar_iic_reading(RCarIICState *s)
+{
+    return s->addressed && s->receiving;
+}
+
 /* The next byte from the slave into the shift register */
 static void rcar_iic_recv_byte(RCarIICState *s)
 {
-    s->shift = s->addressed ? i2c_recv(s->bus) : RCAR_IIC_IDLE_BYTE;
+    if (s->addressed && !s->receiving) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: %s: byte read in a write "
+                      "transfer\n", __func__, DEVICE(s)->canonical_path);
+    }
+    s->shift = rcar_iic_reading(s) ? i2c_recv(s->bus) : RCAR_IIC_IDLE_BYTE;
     s->rx_shift_full = true;
     s->icsr |= R_ICSR_WAIT_MASK;
 }
@@ -140,12 +193,12 @@ static void rcar_iic_answer_byte(RCarIICState *s)
     s->rx_shift_full = false;
     s->rx_data = s->shift;
     s->icsr |= R_ICSR_DTE_MASK;
-    if (nack && s->addressed) {
+    if (nack && rcar_iic_reading(s)) {
         i2c_nack(s->bus);
     }
     if (s->stop_pending) {
         rcar_iic_stop(s);
-    } else if (!nack) {
+    } else if (!nack && !FIELD_EX8(s->iccr, ICCR, TRS)) {
         rcar_iic_recv_byte(s);
     }
 }
@@ -166,6 +219,9 @@ static void rcar_iic_step(RCarIICState *s)
     if (s->nack_pending) {
         s->nack_pending = false;
         s->icsr |= R_ICSR_TACK_MASK;
+        if (s->stop_pending) {
+            rcar_iic_stop(s);
+        }
     } else if (!rcar_iic_busy(s)) {
         if (s->start_pending) {
             rcar_iic_start(s);
@@ -196,6 +252,7 @@ static void rcar_iic_disable(RCarIICState *s)
     s->tx_pending = false;
     s->address_next = false;
     s->addressed = false;
+    s->receiving = false;
     s->nack_pending = false;
     s->rx_shift_full = false;
 }
@@ -210,11 +267,9 @@ static void rcar_iic_write_iccr(RCarIICState *s, uint8_t val)
     if (FIELD_EX8(val, ICCR, SCP)) {
         return;                 /* no start or stop condition */
     }
-    if (FIELD_EX8(val, ICCR, BBSY)) {
-        s->start_pending = true;
-    } else if (rcar_iic_busy(s)) {
-        s->stop_pending = true;
-    }
+    /* The last request written is the one carried out */
+    s->start_pending = FIELD_EX8(val, ICCR, BBSY);
+    s->stop_pending = !s->start_pending && rcar_iic_busy(s);
 }
 
 static uint64_t rcar_iic_read(void *opaque, hwaddr offset, unsigned size)
@@ -246,8 +301,9 @@ static uint64_t rcar_iic_read(void *opaque, hwaddr offset, unsigned size)
         val = s->icch;
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented register 0x%03"
-                      HWADDR_PRIx " reads as zero\n", __func__, offset);
+        qemu_log_mask(LOG_UNIMP, "%s: %s: unimplemented register 0x%03"
+                      HWADDR_PRIx " reads as zero\n", __func__,
+                      DEVICE(s)->canonical_path, offset);
         break;
     }
     trace_rcar_iic_read(DEVICE(s)->canonical_path, offset, val);
@@ -280,6 +336,10 @@ static void rcar_iic_write(void *opaque, hwaddr offset, uint64_t value,
         s->icsr &= val | ~RCAR_IIC_ICSR_W0C;
         break;
     case A_ICIC:
+        if (val & (R_ICIC_RDMAE_MASK | R_ICIC_TDMAE_MASK)) {
+            qemu_log_mask(LOG_UNIMP, "%s: %s: DMA is not modelled\n",
+                          __func__, DEVICE(s)->canonical_path);
+        }
         s->icic = val;
         break;
     case A_ICCL:
@@ -289,9 +349,9 @@ static void rcar_iic_write(void *opaque, hwaddr offset, uint64_t value,
         s->icch = val;
         break;
     default:
-        qemu_log_mask(LOG_UNIMP, "%s: unimplemented register 0x%03"
+        qemu_log_mask(LOG_UNIMP, "%s: %s: unimplemented register 0x%03"
                       HWADDR_PRIx " write of 0x%02x ignored\n", __func__,
-                      offset, val);
+                      DEVICE(s)->canonical_path, offset, val);
         return;
     }
     rcar_iic_step(s);
@@ -302,10 +362,11 @@ static const MemoryRegionOps rcar_iic_ops = {
     .read = rcar_iic_read,
     .write = rcar_iic_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
+    /* 8-bit registers: a wider access reaches the register's 8 bits only */
     .valid.min_access_size = 1,
     .valid.max_access_size = 4,
     .impl.min_access_size = 1,
-    .impl.max_access_size = 1,
+    .impl.max_access_size = 4,
 };
 
 static void rcar_iic_reset_registers(RCarIICState *s)
@@ -318,6 +379,7 @@ static void rcar_iic_reset_registers(RCarIICState *s)
     s->tx_data = 0;
     s->rx_data = 0;
     s->shift = 0;
+    s->target = 0;
 }
 
 /* The CPG's module reset: the IIC's registers, not the devices on its bus */
@@ -370,11 +432,25 @@ static int rcar_iic_post_load(void *opaque, int version_id)
     bool busy = rcar_iic_busy(s);
 
     if (!busy && (s->tx_pending || s->address_next || s->addressed ||
-                  s->rx_shift_full || s->stop_pending)) {
+                  s->rx_shift_full || s->stop_pending || s->nack_pending)) {
         return -EINVAL;
     }
-    if (s->rx_shift_full && (s->tx_pending || s->address_next)) {
+    if (busy && !FIELD_EX8(s->iccr, ICCR, ICE)) {
         return -EINVAL;
+    }
+    if (s->icsr & ~(R_ICSR_BUSY_MASK | RCAR_IIC_IRQ_MASK)) {
+        return -EINVAL;
+    }
+    if (s->rx_shift_full &&
+        (s->address_next || s->nack_pending ||
+         !FIELD_EX8(s->icsr, ICSR, WAIT))) {
+        return -EINVAL;
+    }
+    if (s->start_pending && s->stop_pending) {
+        return -EINVAL;
+    }
+    if (s->target > 0x7f) {
+        return -EINVAL;             /* a 7-bit address */
     }
     return 0;
 }
@@ -400,6 +476,8 @@ static const VMStateDescription vmstate_rcar_iic = {
         VMSTATE_BOOL(addressed, RCarIICState),
         VMSTATE_BOOL(nack_pending, RCarIICState),
         VMSTATE_BOOL(rx_shift_full, RCarIICState),
+        VMSTATE_BOOL(receiving, RCarIICState),
+        VMSTATE_UINT8(target, RCarIICState),
         VMSTATE_END_OF_LIST()
     }
 };

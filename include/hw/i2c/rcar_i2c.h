@@ -33,6 +33,7 @@ struct RCarI2CState {
     bool stop_pending;          /* FSB written: a stop is due */
     bool tx_pending;            /* ICRXTX holds a byte to send */
     bool last_byte_read;        /* the byte read was NACKed: the last */
+    uint8_t target;             /* the 7-bit address of the transfer */
 };
 
 #endif

@@ -39,6 +39,8 @@ struct RCarIICState {
     bool tx_pending;            /* ICDR written: a byte to send */
     bool address_next;          /* the next byte sent is the address */
     bool addressed;             /* a slave acknowledged the address */
+    bool receiving;             /* the address asked for a read */
+    uint8_t target;             /* the 7-bit address of the transfer */
     bool nack_pending;          /* TACK to raise once WAIT is cleared */
     bool rx_shift_full;         /* a byte received, not yet in ICDR */
 };
