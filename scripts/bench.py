@@ -42,7 +42,8 @@ from guestvm import (BOARDS, add_qemu_arguments, prepare,
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 DISK_SIZE = 4 * GiB
-SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs')
+SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs',
+                 'x-commands')
 # results.json: the host and duration of the run, next to the rows
 RUN_KEY = '_run'
 
@@ -77,9 +78,9 @@ mark() { echo "RCAR-MARK $*"; }
 io() { set -- $(cat /sys/block/$BLK/stat); echo "$1,$3,$5,$7"; }
 work() {
     name=$1; shift
-    before=$(io)
     mark begin $name
     sleep 1
+    before=$(io)
     t0=$(cut -d" " -f1 /proc/uptime)
     "$@" > /tmp/out 2>&1
     rc=$?
@@ -234,6 +235,7 @@ def io_delta(res):
     return reqs, nbytes
 
 
+
 def repetitions(row, name):
     """The results of each run of workload @name of @row, in order (a
     results.json of a bench without repetitions has one, under @name)"""
@@ -301,6 +303,8 @@ def run_figures(row, name, res):
         'avg request KiB': nbytes / reqs / 1024 if reqs else 0,
         'host CPU ms/MiB': res['delta']['cpu'] * 1000 / mib if mib else 0,
     }
+    if row.sdhi and reqs and 'x-commands' in res['delta']:
+        out['commands/request'] = res['delta']['x-commands'] / reqs
     if row.sdhi and mib:
         d = res['delta']
         out['DMA transfers/MiB'] = d['x-dma-transfers'] / mib
@@ -352,7 +356,7 @@ def summarise(row, name, res):
 WORKLOADS = ('seq-read', 'seq-write', 'rand-read-qd1', 'rand-read-qd32',
              'dd-sync', 'bonnie')
 COLUMNS = ('MiB/s', 'IOPS', 'avg request KiB', 'host CPU ms/MiB',
-           'DMA transfers/MiB', 'runs/transfer')
+           'DMA transfers/MiB', 'runs/transfer', 'commands/request')
 
 
 def write_csv(path, all_rows):
@@ -511,14 +515,19 @@ def write_markdown(path, all_rows, args):
               f'Medians of {args.repeats} runs; spread: (max - min) / median '
               'of the MiB/s (IOPS for random reads) over the runs, flagged '
               f'(!) above {SPREAD_FLAG} %.', '',
+              '*commands/request*: SD commands per block request (a read '
+              'or write is CMD23 and CMD18/25: 2); more means retunings: '
+              'Linux runtime-suspends the host after 50 ms idle and resumes '
+              'it with a reset and, in HS400, a retuning of ~20 commands, '
+              'so a guest that stalls (a busy host) pays them.', '',
               '| row | workload | MiB/s | IOPS | avg request KiB | '
               'host CPU ms/MiB | DMA transfers/MiB | runs/transfer | '
-              'spread |',
-              '|---|---|---|---|---|---|---|---|---|']
+              'commands/request | spread |',
+              '|---|---|---|---|---|---|---|---|---|---|']
     for row in all_rows:
         if row.skipped:
             lines.append(f'| {row.label} | - | skipped: {row.skipped} '
-                         '| | | | | | |')
+                         '| | | | | | | |')
             continue
         for name in WORKLOADS[:-1]:
             fig = figures(row, name)
