@@ -98,32 +98,69 @@ def perf_split(path):
     return parts, top
 
 
+def strip_pac(addr):
+    """A kernel text address with its pointer authentication code (in the
+    bits above the 48-bit VA) taken off"""
+    if (addr >> 32) & 0xffff == 0x8000:
+        addr |= 0xffff << 48
+    return addr
+
+
 class PCSampler(threading.Thread):
-    """Where the guest's CPUs are: their PCs, read through a human
-    monitor of its own every @period seconds while it runs"""
-    def __init__(self, path, period=0.01):
+    """Where the guest's CPUs are: their PCs, and the return addresses of
+    the @depth frames above (the frame-pointer chain), read through a human
+    monitor of its own every @period seconds while the guest runs"""
+    def __init__(self, path, period=0.01, depth=4):
         super().__init__(daemon=True)
-        self.path, self.period = path, period
-        self.pcs = []
+        self.path, self.period, self.depth = path, period, depth
+        self.stacks = []
         self.stop = threading.Event()
+        self.sock = None
+        self.buf = b''
+
+    def hmp(self, command):
+        """The output of one monitor command, up to the next prompt; with
+        None, what comes without a command (the banner)"""
+        if command is not None:
+            self.sock.sendall(command.encode() + b'\n')
+        while b'(qemu) ' not in self.buf:
+            self.buf += self.sock.recv(1 << 20)
+        out, self.buf = self.buf.split(b'(qemu) ', 1)
+        return out.decode(errors='replace')
+
+    def walk(self, cpu, fp):
+        """Return addresses up the frame records from @fp: {fp, lr}"""
+        lrs = []
+        self.hmp(f'cpu {cpu}')
+        for _ in range(self.depth):
+            if not fp:
+                break
+            m = re.search(r': (0x[0-9a-f]+) (0x[0-9a-f]+)',
+                          self.hmp(f'x/2gx {fp:#x}'))
+            if not m:
+                break
+            fp, lr = int(m.group(1), 16), int(m.group(2), 16)
+            lrs.append(strip_pac(lr))
+        return lrs
 
     def run(self):
-        sock = socket.socket(socket.AF_UNIX)
-        sock.connect(self.path)
-        sock.settimeout(2)
-        buf = b''
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(self.path)
+        self.sock.settimeout(5)
+        self.hmp(None)                  # the banner and first prompt
         while not self.stop.is_set():
-            sock.sendall(b'info registers -a\n')
+            regs = self.hmp('info registers -a')
+            for n, cpu in enumerate(re.split(r'CPU#\d+', regs)[1:]):
+                pc = re.search(r'PC=([0-9a-f]{16})', cpu)
+                fp = re.search(r'X29=([0-9a-f]{16})', cpu)
+                if not pc:
+                    continue
+                stack = [int(pc.group(1), 16)]
+                if fp and stack[0] >= 1 << 63:     # in the kernel
+                    stack += self.walk(n, int(fp.group(1), 16))
+                self.stacks.append(stack)
             time.sleep(self.period)
-            try:
-                buf += sock.recv(1 << 20)
-            except socket.timeout:
-                pass
-            *lines, buf = buf.split(b'\n')
-            for line in lines:
-                self.pcs += [int(pc, 16) for pc in
-                             re.findall(rb'PC=([0-9a-f]{16})', line)]
-        sock.close()
+        self.sock.close()
 
 
 def load_symbols(path):
@@ -137,13 +174,30 @@ def load_symbols(path):
     return syms
 
 
-def symbolise(pcs, syms, text_offset):
+def symbolise(stacks, syms, text_offset):
+    """Samples per function, and per chain of callers for the functions
+    that only wait (spinning on a lock, reading the counter in a delay)"""
     addrs = [a for a, _ in syms]
-    counts = collections.Counter()
-    for pc in pcs:
+
+    def name(pc):
         i = bisect.bisect_right(addrs, pc - text_offset) - 1
-        counts[syms[i][1] if i >= 0 else hex(pc)] += 1
-    return counts
+        if not pc:
+            return '(end of the frame records)'
+        return syms[i][1] if i >= 0 and pc >= 1 << 63 else 'user space'
+
+    counts = collections.Counter()
+    chains = collections.Counter()
+    for stack in stacks:
+        fn = name(stack[0])
+        counts[fn] += 1
+        if fn in WAITERS:
+            chains[' < '.join([fn] + [name(lr) for lr in stack[1:]])] += 1
+    return counts, chains
+
+
+# Where a CPU waits: whose call it is matters, not the function
+WAITERS = ('queued_spin_lock_slowpath', 'arch_counter_get_cntvct',
+           '__delay', '__const_udelay')
 
 
 def run_row(args, name, machine, qemu_args, dev, console):
@@ -215,11 +269,11 @@ def run_row(args, name, machine, qemu_args, dev, console):
     for k in ('disk irqs', 'other irqs'):
         result[k] = round(result[k] / args.ios, 2)
     result['perf'], result['top'] = perf_split(perf_data)
-    pcs = state['pcs'].pcs
-    result['pc samples'] = len(pcs)
+    stacks = state['pcs'].stacks
+    result['pc samples'] = len(stacks)
     offset = (state['text'] - args.symbols_text) if state.get('text') else 0
-    result['guest'] = symbolise(pcs, args.symbols, offset) \
-        if args.symbols else {}
+    result['guest'], result['waits'] = \
+        symbolise(stacks, args.symbols, offset) if args.symbols else ({}, {})
     return result
 
 
@@ -280,6 +334,9 @@ def main():
             print(f'   guest CPUs, {n} PC samples:')
             for sym, c in r['guest'].most_common(12):
                 print(f'   {100 * c / n:5.1f} %  {sym}')
+            print('   waiting, with the callers:')
+            for chain, c in r['waits'].most_common(10):
+                print(f'   {100 * c / n:5.1f} %  {chain}')
         sys.stdout.flush()
 
 
