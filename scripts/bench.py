@@ -516,9 +516,11 @@ def write_markdown(path, all_rows, args):
               'of the MiB/s (IOPS for random reads) over the runs, flagged '
               f'(!) above {SPREAD_FLAG} %.', '',
               '*commands/request*: SD commands per block request (a read '
-              'or write is CMD23 and CMD18/25: 2); more means retunings: '
+              'is CMD23 and CMD18: 2; a write adds CMD13 while the card is '
+              'busy: 3; synced writes add cache flushes); more means '
+              'retunings: '
               'Linux runtime-suspends the host after 50 ms idle and resumes '
-              'it with a reset and, in HS400, a retuning of ~20 commands, '
+              'it with a reset and, in HS400, a retuning of 28 commands, '
               'so a guest that stalls (a busy host) pays them.', '',
               '| row | workload | MiB/s | IOPS | avg request KiB | '
               'host CPU ms/MiB | DMA transfers/MiB | runs/transfer | '
