@@ -15,6 +15,8 @@
 #define RCAR_GEN3_MACHINES_H
 
 #include "hw/arm/rcar-gen3-memmap.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
 
 typedef struct RCarGen3TestMachine {
     const char *name;
@@ -76,5 +78,30 @@ static inline uint64_t rcar_gen3_test_base(const RCarGen3TestMachine *m,
 
 /* The H3 board, where most tests run */
 #define RCAR_GEN3_H3 (&rcar_gen3_test_machines[0])
+
+/*
+ * Wait until the migration of @qts completes or fails, and check that it
+ * ended as @want ("completed" or "failed")
+ */
+static inline void rcar_gen3_wait_migration(QTestState *qts,
+                                            const char *want)
+{
+    for (int i = 0; i < 1000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *status = qdict_get_try_str(ret, "status");
+        bool done = status && (!strcmp(status, "completed") ||
+                               !strcmp(status, "failed"));
+
+        if (done) {
+            g_assert_cmpstr(status, ==, want);
+            qobject_unref(rsp);
+            return;
+        }
+        qobject_unref(rsp);
+        g_usleep(10000);
+    }
+    g_assert_not_reached();
+}
 
 #endif

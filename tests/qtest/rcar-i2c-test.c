@@ -770,26 +770,6 @@ static void test_iic_module_reset(void)
     qtest_quit(qts);
 }
 
-static void wait_migration(QTestState *qts, const char *want)
-{
-    for (int i = 0; i < 1000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_get_try_str(ret, "status");
-        bool done = status && (!strcmp(status, "completed") ||
-                               !strcmp(status, "failed"));
-
-        if (done) {
-            g_assert_cmpstr(status, ==, want);
-            qobject_unref(rsp);
-            return;
-        }
-        qobject_unref(rsp);
-        g_usleep(10000);
-    }
-    g_assert_not_reached();
-}
-
 /*
  * A byte received into the shift register (WAIT), then TRS set and ICDR
  * written, as a guest may: the state must migrate, and the destination
@@ -829,7 +809,7 @@ static void test_iic_migrate_shift_register(void)
     iic_wr(&p, ICDR, 0x5a);
     qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
-    wait_migration(src, "completed");
+    rcar_gen3_wait_migration(src, "completed");
     qtest_quit(src);
 
     dst = qtest_initf(MACHINE SENSOR_AT("i2c-dvfs") "-incoming defer");
@@ -837,7 +817,7 @@ static void test_iic_migrate_shift_register(void)
     qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s, "
                              "'exit-on-error': false } }", uri);
-    wait_migration(dst, "completed");
+    rcar_gen3_wait_migration(dst, "completed");
     p.qts = dst;
     /* Receive again: the byte goes to ICDR, the next one is received */
     iic_wr(&p, ICCR, ICCR_ICE | ICCR_SCP);

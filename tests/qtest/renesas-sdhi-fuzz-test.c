@@ -230,26 +230,6 @@ static void test_emmc_partition_access(void)
  */
 #define MIGRATE_MARK        0x5a17c0deu
 
-static void wait_migration(QTestState *qts, const char *want)
-{
-    for (int i = 0; i < 1000; i++) {
-        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
-        QDict *ret = qdict_get_qdict(rsp, "return");
-        const char *status = qdict_get_try_str(ret, "status");
-        bool done = status && (!strcmp(status, "completed") ||
-                               !strcmp(status, "failed"));
-
-        if (done) {
-            g_assert_cmpstr(status, ==, want);
-            qobject_unref(rsp);
-            return;
-        }
-        qobject_unref(rsp);
-        g_usleep(10000);
-    }
-    g_assert_not_reached();
-}
-
 /*
  * Offset of the SDHI's latched block size from SD_ARG in its section:
  * sd_arg, sd_stop, sd_seccnt, rsp[8], the 14 16-bit registers from
@@ -277,7 +257,7 @@ static void test_migration_rejects_zero_block_size(void)
     sdhi_wr32(src, SD_SLOT, SD_ARG, MIGRATE_MARK);
     qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
-    wait_migration(src, "completed");
+    rcar_gen3_wait_migration(src, "completed");
     qtest_quit(src);
 
     g_assert_true(g_file_get_contents(stream, &data, &len, NULL));
@@ -298,7 +278,7 @@ static void test_migration_rejects_zero_block_size(void)
                              "'arguments': { 'uri': %s, "
                              "'exit-on-error': false } }", uri);
     /* Had the state been taken, the next DM_START divided by zero */
-    wait_migration(dst, "failed");
+    rcar_gen3_wait_migration(dst, "failed");
     qtest_quit(dst);
     unlink(stream);
 }
