@@ -235,7 +235,6 @@ def io_delta(res):
     return reqs, nbytes
 
 
-
 def repetitions(row, name):
     """The results of each run of workload @name of @row, in order (a
     results.json of a bench without repetitions has one, under @name)"""
@@ -253,10 +252,16 @@ def median(values):
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
+def runs_figures(row, name):
+    """The numbers of each run of workload @name of @row (None for a
+    failed run)"""
+    return [run_figures(row, name, res) for res in repetitions(row, name)]
+
+
 def figures(row, name):
     """The numbers of one workload of a row, as a dict: the median of its
     repetitions, each column on its own; None if a repetition failed"""
-    runs = [run_figures(row, name, res) for res in repetitions(row, name)]
+    runs = runs_figures(row, name)
     if not runs or None in runs:
         return None
     return {k: median([r[k] for r in runs]) for k in runs[0]
@@ -272,8 +277,7 @@ def spread(row, name):
     """(max - min) / median of the workload's main figure over its
     repetitions, in %, and the number of repetitions"""
     col = main_column(name)
-    runs = [run_figures(row, name, res) for res in repetitions(row, name)]
-    vals = [r[col] for r in runs if r and col in r]
+    vals = [r[col] for r in runs_figures(row, name) if r and col in r]
     if len(vals) < 2 or not median(vals):
         return 0.0, len(vals)
     return 100 * (max(vals) - min(vals)) / median(vals), len(vals)

@@ -4,14 +4,17 @@
 # per-request cost of the SD/MMC path, beside virtio-blk-pci.
 #
 # For each row (H3 SDHI with the IPMMU on, with it off, virtio-blk-pci on
-# -M virt), one boot runs fio randread 4 KiB QD1 twice:
+# -M virt), one boot runs fio randread 4 KiB QD1 in three phases:
 #   1. a fixed number of reads with QEMU's trace events of the SDHI and
 #      the IPMMU on (switched on by QMP for that phase only): register
 #      accesses, commands and interrupts per request, and the guest's
 #      interrupts per request from /proc/interrupts;
 #   2. a timed run under `perf record` of the QEMU process: IOPS, host
 #      CPU per request, and the share of host CPU in translated guest code,
-#      in QEMU's TCG runtime, in the device models, and in the host kernel.
+#      in QEMU's TCG runtime, in the device models, and in the host kernel;
+#   3. with --system-map, a timed run in which a thread reads the guest
+#      CPUs' PCs and frame records through a monitor of its own (a phase
+#      of its own: the monitor slows the guest down).
 #
 # A measurement tool, not a test: it prints what it saw.
 #
@@ -19,9 +22,9 @@
 
 import argparse
 import collections
+import bisect
 import os
 import re
-import bisect
 import signal
 import socket
 import subprocess
@@ -54,9 +57,11 @@ mark begin perf
 p=$(rpm)
 r=$(rr --runtime=@SECONDS@ --time_based)
 mark end perf fio=$r suspended_ms=$(( $(rpm) - p ))
+if [ -n "@PCS@" ]; then
 mark begin pcs
 r=$(rr --runtime=@SECONDS@ --time_based)
 mark end pcs fio=$r
+fi
 '''
 
 
@@ -183,9 +188,9 @@ def symbolise(stacks, syms, text_offset):
     addrs = [a for a, _ in syms]
 
     def name(pc):
-        i = bisect.bisect_right(addrs, pc - text_offset) - 1
         if not pc:
             return '(end of the frame records)'
+        i = bisect.bisect_right(addrs, pc - text_offset) - 1
         return syms[i][1] if i >= 0 and pc >= 1 << 63 else 'user space'
 
     counts = collections.Counter()
@@ -212,9 +217,15 @@ def commands(vm):
         return 0
 
 
+def mark_fields(value):
+    """The key=value fields of an end mark ("perf fio=... a=1")"""
+    return dict(x.split('=', 1) for x in value.split()[1:])
+
+
 def run_row(args, name, machine, qemu_args, dev, console):
     script = (SCRIPT.replace('@DEV@', dev).replace('@IOS@', str(args.ios))
-              .replace('@SECONDS@', str(args.seconds)))
+              .replace('@SECONDS@', str(args.seconds))
+              .replace('@PCS@', 'yes' if args.symbols else ''))
     trace_log = os.path.join(args.workdir, f'{name}.trace')
     perf_data = os.path.join(args.workdir, f'{name}.perf')
     hmp = os.path.join(args.workdir, f'{name}.hmp')
@@ -231,7 +242,7 @@ def run_row(args, name, machine, qemu_args, dev, console):
         elif key == 'end' and value.startswith('trace'):
             for ev in TRACED:
                 vm.cmd('trace-event-set-state', name=ev, enable=False)
-            f = dict(x.split('=', 1) for x in value.split()[1:])
+            f = mark_fields(value)
             result['disk irqs'] = int(f['disk'])
             result['other irqs'] = int(f['other'])
         elif key == 'begin' and value == 'perf':
@@ -251,14 +262,14 @@ def run_row(args, name, machine, qemu_args, dev, console):
         elif key == 'end' and value.startswith('pcs'):
             state['pcs'].stop.set()
             state['pcs'].join()
-            f = dict(x.split('=', 1) for x in value.split()[1:])
+            f = mark_fields(value)
             result['sampled iops'] = int(f['fio'].split(';')[1])
         elif key == 'end' and value.startswith('perf'):
             cpu = process_cpu_seconds(vm.get_pid()) - state['cpu']
             result['commands'] = commands(vm) - state['commands']
             state['perf'].send_signal(signal.SIGINT)
             state['perf'].wait()
-            f = dict(x.split('=', 1) for x in value.split()[1:])
+            f = mark_fields(value)
             _, iops = f['fio'].split(';')
             result['iops'] = int(iops)
             result['suspended ms'] = int(f['suspended_ms'])
@@ -283,11 +294,14 @@ def run_row(args, name, machine, qemu_args, dev, console):
     for k in ('disk irqs', 'other irqs'):
         result[k] = round(result[k] / args.ios, 2)
     result['perf'], result['top'] = perf_split(perf_data)
-    stacks = state['pcs'].stacks
-    result['pc samples'] = len(stacks)
-    offset = (state['text'] - args.symbols_text) if state.get('text') else 0
-    result['guest'], result['waits'] = \
-        symbolise(stacks, args.symbols, offset) if args.symbols else ({}, {})
+    result['guest'], result['waits'] = {}, {}
+    if args.symbols:
+        stacks = state['pcs'].stacks
+        result['pc samples'] = len(stacks)
+        offset = (state['text'] - args.symbols_text) \
+            if state.get('text') else 0
+        result['guest'], result['waits'] = \
+            symbolise(stacks, args.symbols, offset)
     return result
 
 
