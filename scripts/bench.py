@@ -11,6 +11,8 @@
 #   m3n-sdhi-iommu-on / -off        r8a77965-salvator-xs, eMMC on SDHI2
 #   e3-sdhi-iommu-on / -off         r8a77990-ebisu, eMMC on SDHI3
 #   sdhi-iommu-on-64k               the H3 with the 64 KiB page kernel
+#   sdhi-iommu-on-sync              the H3 with the card's backend called
+#                                   under the BQL (x-async-io=off)
 #   virtio-blk                      -M virt, virtio-blk-pci
 #   sdhci-pci / sdhci-pci-bytewise  -M virt, sdhci-pci + sd-card, with the
 #                                   bulk data path and without it
@@ -155,6 +157,10 @@ def rows(args):
         Row('sdhi-iommu-on', 'SDHI, IPMMU on', f'{r8a},iommu=on',
             sdhi_args, '/dev/mmcblk0', 'ttySC0', sdhi=h3.sdhi_qom, fs=True,
             bonnie=True),
+        Row('sdhi-iommu-on-sync', 'SDHI, IPMMU on, backend under the BQL',
+            f'{r8a},iommu=on',
+            sdhi_args + ('-global', 'renesas-sdhi.x-async-io=off'),
+            '/dev/mmcblk0', 'ttySC0', sdhi=h3.sdhi_qom, fs=True),
         Row('virtio-blk', 'virtio-blk-pci (-M virt)', virt,
             virt_args + ('-drive', f'if=none,id=vd0,file={vblk},format=raw',
                          '-device', 'virtio-blk-pci,drive=vd0'),

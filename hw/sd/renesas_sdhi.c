@@ -33,6 +33,7 @@
 #include "hw/registerfields.h"
 #include "hw/sd/renesas_sdhi.h"
 #include "migration/vmstate.h"
+#include "block/block.h"
 #include "system/dma.h"
 #include "trace.h"
 
@@ -178,6 +179,17 @@ static bool sdhi_busy(RenesasSDHIState *s)
     return s->data_dir != RENESAS_SDHI_DATA_NONE;
 }
 
+/*
+ * The bus is busy during a data phase, and after one that ended while
+ * the card's backend still works on its blocks (an abort, a reset): the
+ * host takes no command until the card is done, so that no later access
+ * overtakes those blocks.
+ */
+static bool sdhi_bus_busy(RenesasSDHIState *s)
+{
+    return sdhi_busy(s) || s->card_io_pending;
+}
+
 static uint16_t sdhi_info1(RenesasSDHIState *s)
 {
     uint16_t val = s->info1;
@@ -199,8 +211,8 @@ static uint16_t sdhi_info2(RenesasSDHIState *s)
      * Linux polls for CBSY == 0 and SCLKDIVEN == 1 before it writes most
      * registers, and drops the write if they never come (sdhi.c:854-875).
      */
-    val = FIELD_DP16(val, SD_INFO2, CBSY, sdhi_busy(s));
-    val = FIELD_DP16(val, SD_INFO2, SCLKDIVEN, !sdhi_busy(s));
+    val = FIELD_DP16(val, SD_INFO2, CBSY, sdhi_bus_busy(s));
+    val = FIELD_DP16(val, SD_INFO2, SCLKDIVEN, !sdhi_bus_busy(s));
     return val;
 }
 
@@ -366,6 +378,7 @@ static void sdhi_clear_data_phase(RenesasSDHIState *s)
     s->buf_pos = 0;
     s->pio_ready = false;
     s->phase_gen++;
+    s->card_io_ours = false;
     timer_del(s->xfer_timer);
 }
 
@@ -514,6 +527,12 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
                       "phase of CMD%u is running: dropped\n", __func__,
                       req.cmd, sdhi_dir_name(s->data_dir),
                       FIELD_EX16(s->sd_cmd, SD_CMD, CF));
+        return;
+    }
+    if (s->card_io_pending) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while the card still "
+                      "moves the blocks of an ended transfer: dropped\n",
+                      __func__, req.cmd);
         return;
     }
     if (!FIELD_EX16(s->soft_rst, SOFT_RST, SDRST)) {
@@ -731,13 +750,13 @@ static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, uint32_t gen,
  * transfer there).  The card's bulk path moves whole blocks of its own
  * block length, which SD_SIZE need not match: the data is one stream of
  * bytes either way, and the rest continues where the card stopped.
- * Returns how many whole host blocks moved.
+ * @done bytes moved already, in bulk.  Returns how many whole host blocks
+ * moved.
  */
-static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
-                               uint32_t blocks)
+static uint32_t sdhi_card_read_rest(RenesasSDHIState *s, uint8_t *buf,
+                                    uint32_t blocks, size_t done)
 {
     size_t len = (size_t)blocks * s->blksz;
-    size_t done = sdbus_read_blocks(&s->sdbus, buf, len);
 
     while (done < len && sdbus_data_ready(&s->sdbus)) {
         size_t n = MIN(s->blksz - done % s->blksz, len - done);
@@ -748,11 +767,10 @@ static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
     return done / s->blksz;
 }
 
-static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
-                                uint32_t blocks)
+static uint32_t sdhi_card_write_rest(RenesasSDHIState *s, const uint8_t *buf,
+                                     uint32_t blocks, size_t done)
 {
     size_t len = (size_t)blocks * s->blksz;
-    size_t done = sdbus_write_blocks(&s->sdbus, buf, len);
 
     while (done < len && sdhi_card_takes_data(s)) {
         size_t n = MIN(s->blksz - done % s->blksz, len - done);
@@ -761,6 +779,24 @@ static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
         done += n;
     }
     return done / s->blksz;
+}
+
+static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
+                               uint32_t blocks)
+{
+    size_t done = sdbus_read_blocks(&s->sdbus, buf,
+                                    (size_t)blocks * s->blksz);
+
+    return sdhi_card_read_rest(s, buf, blocks, done);
+}
+
+static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
+                                uint32_t blocks)
+{
+    size_t done = sdbus_write_blocks(&s->sdbus, buf,
+                                     (size_t)blocks * s->blksz);
+
+    return sdhi_card_write_rest(s, buf, blocks, done);
 }
 
 /* Account for @blocks moved blocks; the address only moves if it should */
@@ -781,37 +817,24 @@ typedef enum SDHIDMAOutcome {
     SDHI_DMA_MOVED,             /* all of them moved */
     SDHI_DMA_ENDED,             /* the data phase ended (error, timeout) */
     SDHI_DMA_GONE,              /* a memory access ended the phase */
+    SDHI_DMA_PENDING,           /* the card's backend is at work */
 } SDHIDMAOutcome;
 
 /*
- * Move @blocks blocks between the card and memory.  *@all_ram is cleared
- * when a piece went to or came from something else than RAM.
+ * Both sides of @blocks blocks are done: @moved blocks on the card's,
+ * @done bytes with outcome @res on the memory side.
  */
-static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
-                                      uint32_t blocks, bool *all_ram)
+static SDHIDMAOutcome sdhi_dma_blocks_end(RenesasSDHIState *s, uint32_t gen,
+                                          uint32_t blocks, uint32_t moved,
+                                          MemTxResult res, hwaddr done,
+                                          bool all_ram)
 {
-    bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
-    uint32_t moved;
-    MemTxResult res;
-    hwaddr done;
-
-    if (read) {
-        moved = sdhi_card_read(s, s->dma_buf, blocks);
-        res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
-                              (hwaddr)moved * s->blksz, true, &done, all_ram);
-    } else {
-        res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
-                              (hwaddr)blocks * s->blksz, false, &done,
-                              all_ram);
-        /* Only whole blocks that came from memory go to the card */
-        moved = s->phase_gen == gen ?
-                sdhi_card_write(s, s->dma_buf, done / s->blksz) : 0;
-    }
     if (s->phase_gen != gen) {
         /* The phase ended under a memory access: nothing here is ours */
         trace_renesas_sdhi_data_abort("phase ended during DMA", 0);
         return SDHI_DMA_GONE;
     }
+    s->dma_mem_ram = all_ram;
     sdhi_dma_advance(s, MIN(moved, done / s->blksz));
     if (res != MEMTX_OK) {
         sdhi_dma_error(s, res);
@@ -824,13 +847,109 @@ static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
     return SDHI_DMA_MOVED;
 }
 
+/* Blocks read from the card go to memory */
+static SDHIDMAOutcome sdhi_dma_read_end(RenesasSDHIState *s, uint32_t gen,
+                                        uint32_t blocks, uint32_t moved)
+{
+    bool all_ram = true;
+    hwaddr done;
+    MemTxResult res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
+                                      (hwaddr)moved * s->blksz, true, &done,
+                                      &all_ram);
+
+    return sdhi_dma_blocks_end(s, gen, blocks, moved, res, done, all_ram);
+}
+
+static void sdhi_card_io_done(void *opaque, size_t done);
+
+/*
+ * Hand the card's backend @len bytes of dma_buf to read or write without
+ * the BQL: a slow image then stalls neither the vCPUs nor the monitor.
+ * Returns false if the card has no such path for them now.
+ */
+static bool sdhi_card_io_start(RenesasSDHIState *s, uint32_t blocks,
+                               size_t len)
+{
+    bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
+    size_t started;
+
+    if (!s->async_io) {
+        return false;
+    }
+    if (read) {
+        started = sdbus_start_read_blocks(&s->sdbus, s->dma_buf, len,
+                                          sdhi_card_io_done, s);
+    } else {
+        started = sdbus_start_write_blocks(&s->sdbus, s->dma_buf, len,
+                                           sdhi_card_io_done, s);
+    }
+    if (!started) {
+        return false;
+    }
+    s->card_io_pending = true;
+    s->card_io_ours = true;
+    s->card_io_blocks = blocks;
+    s->card_io_started = started;
+    trace_renesas_sdhi_card_io_start(sdhi_dir_name(s->data_dir), started);
+    return true;
+}
+
+/*
+ * Move @blocks blocks between the card and memory.  The card's backend
+ * works without the BQL where the card can: a read's memory side then
+ * comes in its completion, a write's before it starts.
+ */
+static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
+                                      uint32_t blocks)
+{
+    bool all_ram = true;
+    uint32_t moved;
+    MemTxResult res;
+    hwaddr done;
+
+    if (s->data_dir == RENESAS_SDHI_DATA_READ) {
+        if (sdhi_card_io_start(s, blocks, (size_t)blocks * s->blksz)) {
+            return SDHI_DMA_PENDING;
+        }
+        return sdhi_dma_read_end(s, gen, blocks,
+                                 sdhi_card_read(s, s->dma_buf, blocks));
+    }
+    res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
+                          (hwaddr)blocks * s->blksz, false, &done, &all_ram);
+    /* Only whole blocks that came from memory go to the card */
+    if (s->phase_gen == gen && done >= s->blksz &&
+        sdhi_card_io_start(s, blocks, done - done % s->blksz)) {
+        s->card_io_mem_res = res;
+        s->card_io_mem_done = done;
+        s->dma_mem_ram = all_ram;
+        return SDHI_DMA_PENDING;
+    }
+    moved = s->phase_gen == gen ?
+            sdhi_card_write(s, s->dma_buf, done / s->blksz) : 0;
+    return sdhi_dma_blocks_end(s, gen, blocks, moved, res, done, all_ram);
+}
+
+/* After some blocks moved: the rest from the timer, or the end */
+static void sdhi_dma_continue(RenesasSDHIState *s, bool from_timer)
+{
+    if (!s->blocks_left) {
+        sdhi_end_data(s, true, true);
+    } else if (from_timer) {
+        sdhi_xfer_rearm(s);
+    } else {
+        sdhi_xfer_kick(s);
+    }
+}
+
 /*
  * DMA: move up to DMA_CHUNK_BYTES, then come back from the timer.  With a
  * fixed address (ADDR_MODE 0) every block goes to the same place, so the
  * chunk is one block.  Device registers are much slower to move data to
- * or from than RAM: a step starts with a few blocks, takes the rest of
- * the chunk at once if they were all RAM, and otherwise moves at most
- * DMA_MMIO_BYTES before it comes back.
+ * or from than RAM: unless the last step found only RAM, a step starts
+ * with a few blocks, takes the rest of the chunk at once if they were all
+ * RAM, and otherwise moves at most DMA_MMIO_BYTES before it comes back.
+ * A step that handed blocks to the card's backend ends there; the
+ * backend's completion goes on (sdhi_card_io_done()).
  */
 static void sdhi_dma_step(RenesasSDHIState *s)
 {
@@ -839,33 +958,106 @@ static void sdhi_dma_step(RenesasSDHIState *s)
                      MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
     uint32_t slow = MAX(DMA_MMIO_BYTES / s->blksz, 1);
     uint32_t todo = MIN(s->blocks_left, chunk);
-    uint32_t blocks = MIN(todo, slow);
+    uint32_t blocks = s->dma_mem_ram ? todo : MIN(todo, slow);
     uint32_t slow_moved = 0;
 
+    if (s->card_io_pending) {
+        return;     /* dma_buf is the backend's: its completion kicks us */
+    }
     while (todo) {
-        bool all_ram = true;
-
-        switch (sdhi_dma_blocks(s, gen, blocks, &all_ram)) {
+        switch (sdhi_dma_blocks(s, gen, blocks)) {
         case SDHI_DMA_MOVED:
             break;
         case SDHI_DMA_ENDED:
         case SDHI_DMA_GONE:
+        case SDHI_DMA_PENDING:
             return;
         }
         todo -= blocks;
-        if (!all_ram) {
+        if (!s->dma_mem_ram) {
             slow_moved += blocks;
             if (slow_moved >= slow) {
                 break;
             }
         }
-        blocks = all_ram ? todo : MIN(todo, slow);
+        blocks = s->dma_mem_ram ? todo : MIN(todo, slow);
     }
-    if (s->blocks_left) {
-        sdhi_xfer_rearm(s);
+    sdhi_dma_continue(s, true);
+}
+
+/*
+ * Work that a timer or the card's backend starts runs as a guarded
+ * bottom half would: a memory access of it that reaches the device's own
+ * registers fails.  Returns whether the guard was engaged before.
+ */
+static bool sdhi_guard_engage(RenesasSDHIState *s)
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    return engaged;
+}
+
+static void sdhi_guard_restore(RenesasSDHIState *s, bool engaged)
+{
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = engaged;
+}
+
+/* The blocks of sdhi_card_io_start() are done on the card's side */
+static void sdhi_card_io_finish(RenesasSDHIState *s, size_t done)
+{
+    uint32_t gen = s->phase_gen;
+    uint32_t blocks = s->card_io_blocks;
+    SDHIDMAOutcome outcome;
+    uint32_t moved = 0;
+
+    if (s->data_dir == RENESAS_SDHI_DATA_READ) {
+        /* After a backend error the card's data is no longer ours */
+        if (done == s->card_io_started) {
+            moved = sdhi_card_read_rest(s, s->dma_buf, blocks, done);
+        }
+        outcome = sdhi_dma_read_end(s, gen, blocks, moved);
     } else {
-        sdhi_end_data(s, true, true);
+        hwaddr mem_done = s->card_io_mem_done;
+
+        if (done == s->card_io_started) {
+            moved = sdhi_card_write_rest(s, s->dma_buf,
+                                         mem_done / s->blksz, done);
+        }
+        outcome = sdhi_dma_blocks_end(s, gen, blocks, moved,
+                                      s->card_io_mem_res, mem_done,
+                                      s->dma_mem_ram);
     }
+    if (outcome == SDHI_DMA_MOVED) {
+        sdhi_dma_continue(s, false);
+    }
+}
+
+/*
+ * The card's backend is done with dma_buf.  If the phase that started it
+ * is still on, its DMA goes on from here as it would have in the step,
+ * under the re-entrancy guard; else a DMA phase that waited for dma_buf
+ * gets its turn.
+ */
+static void sdhi_card_io_done(void *opaque, size_t done)
+{
+    RenesasSDHIState *s = opaque;
+    bool ours = s->card_io_ours;
+    bool engaged;
+
+    trace_renesas_sdhi_card_io_done(done, ours);
+    s->card_io_pending = false;
+    s->card_io_ours = false;
+    if (!ours) {
+        if (sdhi_busy(s) && s->data_by_dma && s->dma_started) {
+            sdhi_xfer_kick(s);
+        }
+        return;
+    }
+    engaged = sdhi_guard_engage(s);
+    sdhi_card_io_finish(s, done);
+    sdhi_guard_restore(s, engaged);
 }
 
 /*
@@ -877,19 +1069,18 @@ static void sdhi_dma_step(RenesasSDHIState *s)
 static void sdhi_xfer_timer(void *opaque)
 {
     RenesasSDHIState *s = opaque;
-    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
-    bool engaged = guard->engaged_in_io;
+    bool engaged;
 
     if (!sdhi_busy(s)) {
         return;
     }
-    guard->engaged_in_io = true;
+    engaged = sdhi_guard_engage(s);
     if (!s->data_by_dma) {
         sdhi_pio_step(s);
     } else if (s->dma_started) {
         sdhi_dma_step(s);
     }
-    guard->engaged_in_io = engaged;
+    sdhi_guard_restore(s, engaged);
 }
 
 static void sdhi_dma_start(RenesasSDHIState *s)
@@ -913,6 +1104,7 @@ static void sdhi_dma_start(RenesasSDHIState *s)
         return;
     }
     s->dma_started = true;
+    s->dma_mem_ram = false;
     s->cur_dma_bytes = 0;
     s->cur_dma_runs = 0;
     s->run_next = RUN_NONE;
@@ -1519,6 +1711,11 @@ static void renesas_sdhi_unrealize(DeviceState *dev)
 {
     RenesasSDHIState *s = RENESAS_SDHI(dev);
 
+    /* The card's backend may still be filling or reading dma_buf */
+    if (s->card_io_pending) {
+        bdrv_drain_all();
+    }
+    assert(!s->card_io_pending);
     address_space_destroy(&s->dma_as);
     g_free(s->dma_buf);
 }
@@ -1570,6 +1767,23 @@ static bool sdhi_waits_for_timer(RenesasSDHIState *s)
     return sdhi_busy(s) && (s->data_by_dma ? s->dma_started : !s->pio_ready);
 }
 
+/*
+ * Migration and snapshots drain block I/O before they save devices, so
+ * the card's backend has finished with dma_buf, and its completion has
+ * done what a DMA step would have: the state is one between steps.
+ */
+static int renesas_sdhi_pre_save(void *opaque)
+{
+    RenesasSDHIState *s = opaque;
+
+    if (s->card_io_pending) {
+        error_report("%s: a card request is still in flight",
+                     TYPE_RENESAS_SDHI);
+        return -EBUSY;
+    }
+    return 0;
+}
+
 static int renesas_sdhi_post_load(void *opaque, int version_id)
 {
     RenesasSDHIState *s = opaque;
@@ -1592,6 +1806,7 @@ static const VMStateDescription vmstate_renesas_sdhi = {
     .name = TYPE_RENESAS_SDHI,
     .version_id = 3,
     .minimum_version_id = 3,
+    .pre_save = renesas_sdhi_pre_save,
     .post_load = renesas_sdhi_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT16(sd_cmd, RenesasSDHIState),
@@ -1648,6 +1863,8 @@ static const Property renesas_sdhi_properties[] = {
     DEFINE_PROP_UINT8("scc-taps", RenesasSDHIState, scc_taps, 8),
     /* The DLL calibration code that M3-N and E3 read in HS400 */
     DEFINE_PROP_UINT8("scc-calib-code", RenesasSDHIState, scc_calib_code, 0),
+    /* Off: the DMA waits for the card's backend under the BQL, to compare */
+    DEFINE_PROP_BOOL("x-async-io", RenesasSDHIState, async_io, true),
 };
 
 static void renesas_sdhi_class_init(ObjectClass *klass, void *data)

@@ -299,6 +299,77 @@ class RCarGen3SDHI(RCarGen3Base):
                                sha256_of(self.emmc, 0, self.IO_SIZE))
         self.power_off()
 
+    # An eMMC that reads SLOW_BPS: each 1 MiB request of the DMA waits
+    # about 4 s for the throttle, SLOW_SIZE takes about 12 s
+    SLOW_BPS = 256 * KiB
+    SLOW_SIZE = 4 * MiB
+    # Far below the 4 s that a request held the BQL for before
+    STALL_LIMIT = 1.0
+
+    def slow_drives(self):
+        return ('-drive', f'if=sd,index=2,file={self.emmc},format=raw,'
+                f'throttling.bps-read={self.SLOW_BPS}',
+                '-drive', f'if=sd,index=0,file={self.sd},format=raw')
+
+    def test_throttled_read(self):
+        """The card's backend works without the BQL: while a slow read is
+        in flight the monitor answers and the other CPU runs, and the read
+        survives a migration."""
+        self.make_images()
+        self.boot(2, extra_args=self.slow_drives())
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        base = self.qom(2, 'x-dma-bytes')
+        # CPU 1 notes the time every 20 ms; CPU 0 reads
+        self.run_in_guest('(taskset 2 sh -c "while :; do cut -d\\" \\" -f1 '
+                          '/proc/uptime; usleep 20000; done" > /tmp/up &) ; '
+                          f'(taskset 1 dd if=/dev/mmcblk0 bs=1M '
+                          f'count={self.SLOW_SIZE // MiB} iflag=direct '
+                          '2>/dev/null | sha256sum | cut -d" " -f1 '
+                          '> /tmp/sum) & echo "START""ED"', 'STARTED')
+        while self.qom(2, 'x-dma-bytes') - base < MiB:
+            time.sleep(0.1)
+        worst = 0
+        for _ in range(20):
+            start = time.monotonic()
+            self.vm.cmd('query-status')
+            worst = max(worst, time.monotonic() - start)
+            time.sleep(0.1)
+        self.log.info('slowest monitor answer during the read: %.1f ms',
+                      worst * 1000)
+        self.assertLess(worst, self.STALL_LIMIT)
+        # The longest the other CPU went without its 20 ms tick, in ms
+        gap = self.guest_int('awk \'NR > 1 && $1 - p > m { m = $1 - p } '
+                             '{ p = $1 } END { print int(m * 1000) }\' '
+                             '/tmp/up', 'GAP')
+        self.log.info('longest gap of the ticking CPU: %d ms', gap)
+        self.assertLess(gap, self.STALL_LIMIT * 1000)
+
+        # Migrated with the read in flight
+        state = os.path.join(self.workdir, 'migration.state')
+        self.vm.cmd('migrate', uri=f'exec:cat > {state}')
+        while self.vm.cmd('query-migrate')['status'] not in ('completed',
+                                                              'failed'):
+            time.sleep(0.1)
+        self.assertEqual(self.vm.cmd('query-migrate')['status'], 'completed')
+        self.assertLess(self.qom(2, 'x-dma-bytes') - base, self.SLOW_SIZE)
+        self.vm.shutdown()
+
+        self._vms.pop('default')
+        kernel, initrd = self.guest_files()
+        self.vm.add_args('-smp', '2', '-m', '1G', *self.slow_drives(),
+                         '-kernel', kernel, '-initrd', initrd,
+                         '-append', self.KERNEL_COMMAND_LINE,
+                         '-incoming', 'defer')
+        self.vm.set_console()
+        self.vm.launch()
+        self.vm.cmd('migrate-incoming', uri=f'exec:cat {state}')
+        while self.vm.cmd('query-status')['status'] != 'running':
+            time.sleep(0.1)
+        self.check_guest_value('while [ ! -s /tmp/sum ]; do sleep 1; done; '
+                               'cat /tmp/sum', 'SHA',
+                               sha256_of(self.emmc, 0, self.SLOW_SIZE))
+        self.power_off()
+
 
 class RCarGen3IPMMU(RCarGen3Base):
     """The SDHIs behind IPMMU-DS1: Linux maps a whole block request to one

@@ -77,7 +77,7 @@ struct RenesasSDHIState {
     uint16_t blksz;
     uint32_t blocks_left;
     uint8_t buf[RENESAS_SDHI_MAX_BLKSZ];
-    uint8_t *dma_buf;           /* one DMA chunk, within one timer callback */
+    uint8_t *dma_buf;           /* one DMA chunk, see card_io_pending */
     uint16_t buf_pos;           /* PIO: next byte of buf for the guest */
     bool pio_ready;             /* PIO: the guest owns buf (BRE/BWE given) */
     /*
@@ -86,6 +86,23 @@ struct RenesasSDHIState {
      * migrated: no step is in progress when the state is saved.
      */
     uint32_t phase_gen;
+    /*
+     * The card's backend request that a DMA step started and that has
+     * dma_buf until it ends (sdhi_card_io_done()); it may outlive its
+     * phase.  Not migrated: migration drains block I/O first.
+     */
+    bool card_io_pending;
+    bool card_io_ours;          /* its phase is still on */
+    uint32_t card_io_blocks;    /* blocks the step wanted to move */
+    size_t card_io_started;     /* bytes the card took */
+    MemTxResult card_io_mem_res;    /* writes: how the memory side ended */
+    hwaddr card_io_mem_done;        /* writes: bytes that came from memory */
+    /*
+     * Did the last step of this DMA transfer find only RAM on the memory
+     * side?  Then the next step moves a whole chunk at once.  Not
+     * migrated: after migration the next step starts small again.
+     */
+    bool dma_mem_ram;
 
     /* Internal DMAC */
     uint32_t dm_mode;
@@ -120,6 +137,7 @@ struct RenesasSDHIState {
     uint8_t scc_taps;
     uint32_t bad_taps;
     uint8_t scc_calib_code;
+    bool async_io;
 };
 
 #endif

@@ -1,0 +1,411 @@
+/*
+ * The R-Car Gen3 SDHI's DMA hands runs of blocks to the card's backend
+ * without holding the BQL (sdbus_start_read_blocks() and
+ * sdbus_start_write_blocks() in hw/sd/core.c): a slow image must stall
+ * neither the vCPUs nor the monitor.  These cases give the eMMC a drive
+ * with throttling limits, which under qtest run on the virtual clock: a
+ * request over the limit waits until the test steps the clock.  Had the
+ * model waited for the backend with the BQL held, QEMU would wait for a
+ * clock that only the test, stuck behind it, can step.
+ *
+ * Each case checks that the transfer ends later, with its interrupt and
+ * the image's data, and that a reset, an abort or a migration while a
+ * request is in flight leaves a device that works.
+ *
+ * Copyright (c) 2026 The R-Car Gen3 QEMU authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qobject/qdict.h"
+#include "rcar-gen3-machines.h"
+#include "renesas-sdhi-util.h"
+
+#define RAM_BUF         0x50000000ULL
+#define RAM_BUF2        0x58000000ULL
+#define LIMIT_BPS       (1 * MiB)
+/*
+ * 3 MiB: the DMA moves 1 MiB per step, the throttle lets the first
+ * request through at once and makes each later one wait about 0.9 s
+ */
+#define BIG_BLOCKS      (3 * MiB / BLKSZ)
+#define SMALL_BLOCKS    16
+#define STEP_NS         (10 * 1000 * 1000)
+#define PENDING_NS      (100 * 1000 * 1000)
+#define GIVE_UP_NS      (10ULL * 1000 * 1000 * 1000)
+#define FILL            0xee
+#define WRITE_SEED      0x5a
+
+typedef struct Emmc {
+    char img[32];
+    QTestState *qts;
+} Emmc;
+
+static QTestState *emmc_boot(Emmc *e, const char *extra,
+                             const char *drive_opts)
+{
+    e->qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G %s "
+                         "-drive if=sd,index=%d,file=%s,format=raw%s",
+                         extra, EMMC_SLOT, e->img, drive_opts);
+    /* The SDHI's interrupt line, as the GIC would see it */
+    qtest_irq_intercept_out_named(e->qts, "/machine/soc/sdhi2",
+                                  "sysbus-irq");
+    return e->qts;
+}
+
+/*
+ * Limit the drive to LIMIT_BPS in one direction.  Set now, not on the
+ * command line, so that the throttle runs on the virtual clock: a
+ * throttle group made before the qtest accelerator is up uses real time.
+ */
+static void emmc_throttle(QTestState *qts, bool read)
+{
+    qtest_qmp_assert_success(qts, "{ 'execute': 'block_set_io_throttle', "
+                             "'arguments': { 'device': 'sd2', 'bps': 0, "
+                             "'bps_rd': %u, 'bps_wr': %u, 'iops': 0, "
+                             "'iops_rd': 0, 'iops_wr': 0 } }",
+                             read ? (unsigned)LIMIT_BPS : 0,
+                             read ? 0 : (unsigned)LIMIT_BPS);
+}
+
+static QTestState *emmc_start(Emmc *e, bool throttle_reads)
+{
+    strcpy(e->img, "/tmp/qtest-sdhi-async-XXXXXX");
+    sdhi_make_image(e->img, 7);
+    emmc_boot(e, "", "");
+    emmc_throttle(e->qts, throttle_reads);
+    sdhi_emmc_init(e->qts);
+    return e->qts;
+}
+
+static void emmc_finish(Emmc *e)
+{
+    qtest_quit(e->qts);
+    unlink(e->img);
+}
+
+static bool query_status_answers(QTestState *qts)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-status' }");
+    bool ok = qdict_haskey(rsp, "return");
+
+    qobject_unref(rsp);
+    return ok;
+}
+
+/* Step the clock until the data phase ends; returns the virtual time */
+static uint64_t wait_accessend(QTestState *qts)
+{
+    uint64_t waited;
+
+    for (waited = 0; waited < GIVE_UP_NS; waited += STEP_NS) {
+        if (sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_ACCESSEND) {
+            return waited;
+        }
+        qtest_clock_step(qts, STEP_NS);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Step the clock until the bus is idle; returns whether it was busy.
+ * After an abort or a reset the host stays busy until the card's backend
+ * is done with the blocks of the ended transfer.
+ */
+static bool wait_bus_idle(QTestState *qts)
+{
+    for (uint64_t waited = 0; waited < GIVE_UP_NS; waited += STEP_NS) {
+        if (!(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY)) {
+            return waited > 0;
+        }
+        qtest_clock_step(qts, STEP_NS);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * The transfer is in flight for PENDING_NS of virtual time, with the
+ * monitor answering and no interrupt
+ */
+static void assert_in_flight(QTestState *qts)
+{
+    for (uint64_t t = 0; t < PENDING_NS; t += STEP_NS) {
+        qtest_clock_step(qts, STEP_NS);
+        g_assert_true(query_status_answers(qts));
+        g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) &
+                       INFO1_ACCESSEND);
+        g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+        g_assert_false(qtest_get_irq(qts, 0));
+    }
+}
+
+static void start_dma(QTestState *qts, bool read, uint32_t sector,
+                      uint32_t blocks, uint64_t addr)
+{
+    sdhi_dma_command(qts, EMMC_SLOT, read, sector, blocks, addr, 0);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+}
+
+/* The end of a DMA transfer as the driver handles it */
+static void finish_dma(QTestState *qts, bool read)
+{
+    uint32_t info1 = sdhi_rd32(qts, EMMC_SLOT, DM_CM_INFO1);
+
+    g_assert_true(qtest_get_irq(qts, 0));
+    g_assert_cmphex(info1 & (DTRANEND0 | DTRANEND1), ==,
+                    read ? DTRANEND1 : DTRANEND0);
+    g_assert_cmphex(sdhi_rd32(qts, EMMC_SLOT, DM_CM_INFO2), ==, 0);
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) &
+                   (INFO2_DTO | INFO2_RSPTO));
+    sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO1, 0);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO1_MASK, 0xffffffff);
+    sdhi_wr16(qts, EMMC_SLOT, CC_EXT_MODE, 0);
+    sdhi_wr16(qts, EMMC_SLOT, SD_STOP, 0);
+    g_assert_false(qtest_get_irq(qts, 0));
+}
+
+static void check_memory(Emmc *e, uint64_t addr, uint32_t sector,
+                         uint32_t blocks)
+{
+    g_autofree uint8_t *data = g_malloc(blocks * BLKSZ);
+
+    qtest_memread(e->qts, addr, data, blocks * BLKSZ);
+    sdhi_check_against_image(e->img, sector, data, blocks);
+}
+
+/*
+ * A read into RAM: the DMA takes the whole of the next transfers at once.
+ * It may wait behind a request the throttle holds.
+ */
+static void small_read(Emmc *e, uint32_t sector, uint64_t addr)
+{
+    start_dma(e->qts, true, sector, SMALL_BLOCKS, addr);
+    wait_accessend(e->qts);
+    finish_dma(e->qts, true);
+    check_memory(e, addr, sector, SMALL_BLOCKS);
+}
+
+static void test_throttled_read(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, true);
+    uint64_t took;
+
+    small_read(&e, 100, RAM_BUF2);
+    qtest_memset(qts, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
+    start_dma(qts, true, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(qts);
+    took = wait_accessend(qts);
+    /* Two of the three MiB waited for the throttle's 1 MiB/s */
+    g_assert_cmpuint(took, >, 1000 * 1000 * 1000);
+    finish_dma(qts, true);
+    check_memory(&e, RAM_BUF, 0, BIG_BLOCKS);
+    emmc_finish(&e);
+}
+
+static void test_throttled_write(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, false);
+    g_autofree uint8_t *data = g_malloc(BIG_BLOCKS * BLKSZ);
+    g_autofree uint8_t *img = g_malloc(BIG_BLOCKS * BLKSZ);
+
+    for (uint32_t i = 0; i < BIG_BLOCKS * BLKSZ; i++) {
+        data[i] = sdhi_pattern(i / BLKSZ, i % BLKSZ, WRITE_SEED);
+    }
+    qtest_memwrite(qts, RAM_BUF, data, BIG_BLOCKS * BLKSZ);
+    start_dma(qts, false, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(qts);
+    g_assert_cmpuint(wait_accessend(qts), >, 1000 * 1000 * 1000);
+    finish_dma(qts, false);
+    /* The image file has the data once the card said it was written */
+    sdhi_image_read(e.img, 0, img, BIG_BLOCKS * BLKSZ);
+    g_assert_cmpmem(img, BIG_BLOCKS * BLKSZ, data, BIG_BLOCKS * BLKSZ);
+    emmc_finish(&e);
+}
+
+/*
+ * The driver gives up on a transfer whose request is in flight: the DMAC
+ * channel reset aborts it, CMD12 stops the card (tmio_mmc_reset_work()
+ * and the mmc core's recovery).  The bus stays busy until the card's
+ * backend is done with the aborted blocks, so that no command overtakes
+ * them; nothing of the aborted transfer reaches memory after the abort,
+ * and the next transfer gets its own data.
+ */
+static void test_abort_in_flight(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, true);
+    g_autofree uint8_t *after = g_malloc(BIG_BLOCKS * BLKSZ);
+    g_autofree uint8_t *fill = g_malloc(BIG_BLOCKS * BLKSZ);
+    uint64_t base, moved;
+
+    small_read(&e, 100, RAM_BUF2);
+    qtest_memset(qts, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
+    base = rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes");
+    start_dma(qts, true, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(qts);
+    moved = rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes") -
+            base;
+    g_assert_cmpuint(moved, >, 0);
+    g_assert_cmpuint(moved, <, BIG_BLOCKS * BLKSZ);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xfffffcff);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xffffffff);
+    sdhi_wr16(qts, EMMC_SLOT, CC_EXT_MODE, 0);
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_SCLKDIVEN);
+    g_assert_true(wait_bus_idle(qts));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 12, 0);
+
+    small_read(&e, 200, RAM_BUF2);
+    /* What moved before the abort is there, nothing came after it */
+    check_memory(&e, RAM_BUF, 0, moved / BLKSZ);
+    memset(fill, FILL, BIG_BLOCKS * BLKSZ - moved);
+    qtest_memread(qts, RAM_BUF + moved, after, BIG_BLOCKS * BLKSZ - moved);
+    g_assert_cmpmem(after, BIG_BLOCKS * BLKSZ - moved, fill,
+                    BIG_BLOCKS * BLKSZ - moved);
+    small_read(&e, 300, RAM_BUF2);
+    emmc_finish(&e);
+}
+
+/* A machine reset with a request in flight: the card starts afresh */
+static void test_system_reset_in_flight(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, true);
+
+    small_read(&e, 100, RAM_BUF2);
+    start_dma(qts, true, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(qts);
+    qtest_qmp_assert_success(qts, "{ 'execute': 'system_reset' }");
+    qtest_qmp_eventwait(qts, "RESET");
+    g_assert_false(qtest_get_irq(qts, 0));
+    g_assert_true(wait_bus_idle(qts));
+    sdhi_emmc_init(qts);
+    small_read(&e, 200, RAM_BUF2);
+    small_read(&e, 300, RAM_BUF2);
+    emmc_finish(&e);
+}
+
+/*
+ * Migration with a request in flight: the source drains it (the
+ * throttle lets it go at once) and its data reaches memory before the
+ * state is saved; the destination moves the rest and ends the transfer.
+ */
+static void test_migrate_in_flight(void)
+{
+    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
+    g_autofree char *uri = NULL;
+    int fd = g_mkstemp(stream);
+    Emmc e;
+    QTestState *src = emmc_start(&e, true);
+    QTestState *dst;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", stream);
+    small_read(&e, 100, RAM_BUF2);
+    qtest_memset(src, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
+    start_dma(src, true, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(src);
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(src, "completed");
+    qtest_quit(src);
+
+    dst = emmc_boot(&e, "-incoming defer", "");
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(dst, "completed");
+    g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    wait_accessend(dst);
+    finish_dma(dst, true);
+    check_memory(&e, RAM_BUF, 0, BIG_BLOCKS);
+    small_read(&e, 200, RAM_BUF2);
+    emmc_finish(&e);
+    unlink(stream);
+}
+
+/*
+ * SD_SIZE 500 on a card of 512-byte blocks: a DMA step ends inside a card
+ * block, which only the card's byte path can give, so the card's backend
+ * works under the BQL for such a step, as before.  Had the card started
+ * the whole blocks alone, the rest would be read in the completion, which
+ * may run in the drain of a migration and wait there for ever.  Here the
+ * drive is throttled from the command line, on real time; a first read
+ * fills the throttle's bucket, so the odd transfer's first request waits,
+ * and "stop" comes right after it: stopping the VM drains block I/O.
+ * The stopped VM is migrated, and the destination ends the transfer with
+ * the image's bytes.
+ */
+#define ODD_BLKSZ       500
+#define ODD_BLOCKS      4000
+
+static void test_odd_block_size_migrate(void)
+{
+    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
+    g_autofree char *uri = NULL;
+    g_autofree uint8_t *data = g_malloc(ODD_BLOCKS * ODD_BLKSZ);
+    g_autofree uint8_t *expect = g_malloc(ODD_BLOCKS * ODD_BLKSZ);
+    int fd = g_mkstemp(stream);
+    Emmc e;
+    QTestState *src, *dst;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", stream);
+    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
+    sdhi_make_image(e.img, 7);
+    src = emmc_boot(&e, "", ",throttling.bps-read=1048576");
+    sdhi_emmc_init(src);
+    start_dma(src, true, 0, MiB / BLKSZ, RAM_BUF2);
+    wait_accessend(src);
+    finish_dma(src, true);
+
+    sdhi_setup_data(src, EMMC_SLOT, ODD_BLOCKS);
+    sdhi_wr16(src, EMMC_SLOT, SD_SIZE, ODD_BLKSZ);
+    sdhi_dma_setup(src, EMMC_SLOT, true, RAM_BUF);
+    sdhi_cmd_ok(src, EMMC_SLOT, sdhi_rw_cmd(true, ODD_BLOCKS), 0);
+    sdhi_wr32(src, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+    qtest_clock_step(src, 1);
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(src, "completed");
+    qtest_quit(src);
+
+    dst = emmc_boot(&e, "-incoming defer", "");
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(dst, "completed");
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    wait_accessend(dst);
+    finish_dma(dst, true);
+    qtest_memread(dst, RAM_BUF, data, ODD_BLOCKS * ODD_BLKSZ);
+    sdhi_image_read(e.img, 0, expect, ODD_BLOCKS * ODD_BLKSZ);
+    g_assert_cmpmem(data, ODD_BLOCKS * ODD_BLKSZ, expect,
+                    ODD_BLOCKS * ODD_BLKSZ);
+    emmc_finish(&e);
+    unlink(stream);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/renesas-sdhi-async/throttled-read", test_throttled_read);
+    qtest_add_func("/renesas-sdhi-async/throttled-write",
+                   test_throttled_write);
+    qtest_add_func("/renesas-sdhi-async/abort-in-flight",
+                   test_abort_in_flight);
+    qtest_add_func("/renesas-sdhi-async/system-reset-in-flight",
+                   test_system_reset_in_flight);
+    qtest_add_func("/renesas-sdhi-async/migrate-in-flight",
+                   test_migrate_in_flight);
+    qtest_add_func("/renesas-sdhi-async/odd-block-size-migrate",
+                   test_odd_block_size_migrate);
+    return g_test_run();
+}
