@@ -7,3 +7,5 @@
 CONFIG_RCAR_GEN3_BOARDS=y
 # An EEPROM to put on the I2C buses (rcar-i2c-test)
 CONFIG_AT24C=y
+# A sensor whose transfer state migrates (rcar-i2c-test)
+CONFIG_TMP105=y
