@@ -263,6 +263,31 @@ class RCarGen3SDHI(RCarGen3Base):
                         '2>/dev/null', sha256_of(self.sd, 0, self.IO_SIZE))
         self.power_off()
 
+    def migrate_to_file(self):
+        """Migrate the guest into a file; the source stays, paused"""
+        state = os.path.join(self.workdir, 'migration.state')
+        self.vm.cmd('migrate', uri=f'exec:cat > {state}')
+        while self.vm.cmd('query-migrate')['status'] not in ('completed',
+                                                              'failed'):
+            time.sleep(0.1)
+        self.assertEqual(self.vm.cmd('query-migrate')['status'], 'completed')
+        return state
+
+    def resume_from_file(self, state, drives):
+        """A new QEMU with @drives takes over the guest in @state"""
+        self.vm.shutdown()
+        self._vms.pop('default')
+        kernel, initrd = self.guest_files()
+        self.vm.add_args('-smp', '2', '-m', '1G', *drives,
+                         '-kernel', kernel, '-initrd', initrd,
+                         '-append', self.KERNEL_COMMAND_LINE,
+                         '-incoming', 'defer')
+        self.vm.set_console()
+        self.vm.launch()
+        self.vm.cmd('migrate-incoming', uri=f'exec:cat {state}')
+        while self.vm.cmd('query-status')['status'] != 'running':
+            time.sleep(0.1)
+
     def test_migration_during_read(self):
         self.make_images()
         self.boot_with_cards()
@@ -272,27 +297,10 @@ class RCarGen3SDHI(RCarGen3Base):
                           '> /tmp/sum) & echo "START""ED"', 'STARTED')
         while self.qom(2, 'x-dma-bytes') < 4 * MiB:
             time.sleep(0.2)
-        state = os.path.join(self.workdir, 'migration.state')
-        self.vm.cmd('migrate', uri=f'exec:cat > {state}')
-        while self.vm.cmd('query-migrate')['status'] not in ('completed',
-                                                              'failed'):
-            time.sleep(0.1)
-        self.assertEqual(self.vm.cmd('query-migrate')['status'], 'completed')
+        state = self.migrate_to_file()
         # The read was in flight: some of it done, not all
         self.assertLess(self.qom(2, 'x-dma-bytes'), self.IO_SIZE)
-        self.vm.shutdown()
-
-        self._vms.pop('default')
-        kernel, initrd = self.guest_files()
-        self.vm.add_args('-smp', '2', '-m', '1G', *self.drives(),
-                         '-kernel', kernel, '-initrd', initrd,
-                         '-append', self.KERNEL_COMMAND_LINE,
-                         '-incoming', 'defer')
-        self.vm.set_console()
-        self.vm.launch()
-        self.vm.cmd('migrate-incoming', uri=f'exec:cat {state}')
-        while self.vm.cmd('query-status')['status'] != 'running':
-            time.sleep(0.1)
+        self.resume_from_file(state, self.drives())
         # The background read finishes on the new QEMU
         self.check_guest_value('while [ ! -s /tmp/sum ]; do sleep 1; done; '
                                'cat /tmp/sum', 'SHA',
@@ -345,26 +353,9 @@ class RCarGen3SDHI(RCarGen3Base):
         self.assertLess(gap, self.STALL_LIMIT * 1000)
 
         # Migrated with the read in flight
-        state = os.path.join(self.workdir, 'migration.state')
-        self.vm.cmd('migrate', uri=f'exec:cat > {state}')
-        while self.vm.cmd('query-migrate')['status'] not in ('completed',
-                                                              'failed'):
-            time.sleep(0.1)
-        self.assertEqual(self.vm.cmd('query-migrate')['status'], 'completed')
+        state = self.migrate_to_file()
         self.assertLess(self.qom(2, 'x-dma-bytes') - base, self.SLOW_SIZE)
-        self.vm.shutdown()
-
-        self._vms.pop('default')
-        kernel, initrd = self.guest_files()
-        self.vm.add_args('-smp', '2', '-m', '1G', *self.slow_drives(),
-                         '-kernel', kernel, '-initrd', initrd,
-                         '-append', self.KERNEL_COMMAND_LINE,
-                         '-incoming', 'defer')
-        self.vm.set_console()
-        self.vm.launch()
-        self.vm.cmd('migrate-incoming', uri=f'exec:cat {state}')
-        while self.vm.cmd('query-status')['status'] != 'running':
-            time.sleep(0.1)
+        self.resume_from_file(state, self.slow_drives())
         self.check_guest_value('while [ ! -s /tmp/sum ]; do sleep 1; done; '
                                'cat /tmp/sum', 'SHA',
                                sha256_of(self.emmc, 0, self.SLOW_SIZE))

@@ -188,16 +188,30 @@ static void small_read(Emmc *e, uint32_t sector, uint64_t addr)
     check_memory(e, addr, sector, SMALL_BLOCKS);
 }
 
+/*
+ * A read of BIG_BLOCKS into RAM_BUF (filled with FILL first), after a
+ * small one that lets its steps take whole chunks, left in flight.
+ * Returns the SDHI's x-dma-bytes before it.
+ */
+static uint64_t start_big_read(Emmc *e)
+{
+    uint64_t base;
+
+    small_read(e, 100, RAM_BUF2);
+    qtest_memset(e->qts, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
+    base = rcar_qom_get_uint(e->qts, "/machine/soc/sdhi2", "x-dma-bytes");
+    start_dma(e->qts, true, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(e->qts);
+    return base;
+}
+
 static void test_throttled_read(void)
 {
     Emmc e;
     QTestState *qts = emmc_start(&e, true);
     uint64_t took;
 
-    small_read(&e, 100, RAM_BUF2);
-    qtest_memset(qts, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
-    start_dma(qts, true, 0, BIG_BLOCKS, RAM_BUF);
-    assert_in_flight(qts);
+    start_big_read(&e);
     took = wait_accessend(qts);
     /* Two of the three MiB waited for the throttle's 1 MiB/s */
     g_assert_cmpuint(took, >, 1000 * 1000 * 1000);
@@ -241,13 +255,9 @@ static void test_abort_in_flight(void)
     QTestState *qts = emmc_start(&e, true);
     g_autofree uint8_t *after = g_malloc(BIG_BLOCKS * BLKSZ);
     g_autofree uint8_t *fill = g_malloc(BIG_BLOCKS * BLKSZ);
-    uint64_t base, moved;
+    uint64_t base = start_big_read(&e);
+    uint64_t moved;
 
-    small_read(&e, 100, RAM_BUF2);
-    qtest_memset(qts, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
-    base = rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes");
-    start_dma(qts, true, 0, BIG_BLOCKS, RAM_BUF);
-    assert_in_flight(qts);
     moved = rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes") -
             base;
     g_assert_cmpuint(moved, >, 0);
@@ -277,9 +287,7 @@ static void test_system_reset_in_flight(void)
     Emmc e;
     QTestState *qts = emmc_start(&e, true);
 
-    small_read(&e, 100, RAM_BUF2);
-    start_dma(qts, true, 0, BIG_BLOCKS, RAM_BUF);
-    assert_in_flight(qts);
+    start_big_read(&e);
     qtest_qmp_assert_success(qts, "{ 'execute': 'system_reset' }");
     qtest_qmp_eventwait(qts, "RESET");
     g_assert_false(qtest_get_irq(qts, 0));
@@ -307,10 +315,7 @@ static void test_migrate_in_flight(void)
     g_assert_cmpint(fd, >=, 0);
     close(fd);
     uri = g_strdup_printf("file:%s", stream);
-    small_read(&e, 100, RAM_BUF2);
-    qtest_memset(src, RAM_BUF, FILL, BIG_BLOCKS * BLKSZ);
-    start_dma(src, true, 0, BIG_BLOCKS, RAM_BUF);
-    assert_in_flight(src);
+    start_big_read(&e);
     qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
     rcar_gen3_wait_migration(src, "completed");
