@@ -317,7 +317,8 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
 /*
  * IPMMU-MM holds the contexts and the fault IRQ; IPMMU-DS1 is the cache
  * IPMMU in front of the SDHIs.  The other cache IPMMUs stay unimplemented:
- * Linux only puts the SDHIs behind an IPMMU on Gen3 (ipmmu-vmsa.c:741-746).
+ * Linux only puts the SDHIs behind an IPMMU on Gen3 (ipmmu-vmsa.c's
+ * devices_allowlist).
  */
 static bool rcar_gen3_realize_ipmmu(RCarGen3State *s, Error **errp)
 {

@@ -31,7 +31,7 @@
 #include "qemu/main-loop.h"
 #include "trace.h"
 
-/* Context registers, context c at c * 0x40 (ipmmu-vmsa.c:100-129, 188-197) */
+/* Context registers, context c at c * 0x40 (IMCTR.., ipmmu_ctx_reg()) */
 #define CTX_STRIDE      0x40
 #define CTX_WINDOW_END  (RCAR_IPMMU_NUM_CTX * CTX_STRIDE)
 REG32(IMCTR, 0x00)
@@ -220,7 +220,7 @@ static void rcar_ipmmu_walk(RCarIPMMUState *root, const RCarIPMMUContext *ctx,
 
 /*
  * Translation cache, per instance, filled with successful walks only:
- * Linux maps without a flush (no iotlb_sync_map, ipmmu-vmsa.c:875-898).
+ * Linux maps without a flush (ipmmu_ops has no iotlb_sync_map).
  */
 static RCarIPMMUTLBEntry *rcar_ipmmu_tlb_slot(RCarIPMMUState *s,
                                               unsigned ctx, hwaddr iova)
@@ -281,7 +281,7 @@ static void rcar_ipmmu_invalidate_instance(RCarIPMMUState *s, unsigned ctx)
 /*
  * Drop what any instance remembers of context @ctx of @root.  The flush
  * completes here, so IMCTR.FLUSH reads back 0 at once: Linux polls it
- * (ipmmu_tlb_sync(), ipmmu-vmsa.c:254-263).
+ * (ipmmu_tlb_sync()).
  */
 static void rcar_ipmmu_invalidate_context(RCarIPMMUState *root, unsigned ctx)
 {
@@ -504,7 +504,7 @@ static void rcar_ipmmu_write_imctr(RCarIPMMUState *s, unsigned ctx,
     RCarIPMMUState *root = rcar_ipmmu_root(s);
     uint32_t old = s->ctx[ctx].imctr;
 
-    /* Linux writes IMCTR on the cache instance too (ipmmu-vmsa.c:223-230) */
+    /* Linux writes IMCTR on the cache instance too (ipmmu_ctx_write_all()) */
     s->ctx[ctx].imctr = val & ~R_IMCTR_FLUSH_MASK;
     if (val & R_IMCTR_FLUSH_MASK) {
         s->stat_flushes++;

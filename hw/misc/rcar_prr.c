@@ -4,7 +4,7 @@
  * A single read-only 32-bit register at 0xfff00044 that identifies the
  * chip: PRODUCT in bits [14:8] and the cut (silicon revision) in bits
  * [7:0].  Linux reads it in renesas_soc_init() (an early_initcall,
- * drivers/soc/renesas/renesas-soc.c:474-572) to register the soc_device
+ * drivers/soc/renesas/renesas-soc.c) to register the soc_device
  * that the IPMMU allow list, the CPG and the SDHI quirk tables match on;
  * it prints "ES<((cut >> 4) + 1)>.<cut & 0xf>".  Bits 31 and 26 report
  * a missing Cortex-A57 / Cortex-A53 cluster when set; all of ours are

@@ -2,11 +2,11 @@
  * Renesas R-Car Gen3 Reset controller (RST)
  *
  * Linux only reads MODEMR, the boot mode pins latched at power-on, once:
- * rcar_rst_read_mode_pins() (drivers/soc/renesas/rcar-rst.c:164-175) on
+ * rcar_rst_read_mode_pins() (drivers/soc/renesas/rcar-rst.c) on
  * behalf of the CPG driver, which picks its PLL configuration from them
  * and is probed exactly once, so MODEMR must be readable before the CPG's
  * subsys_initcall.  CR7BAR is written when the Cortex-R7 is started by
- * remoteproc (rcar-rst.c:180-197) and WDTRSTCR by the Gen2 watchdog
+ * remoteproc (rcar_rst_set_rproc_boot_addr()) and WDTRSTCR by the Gen2 watchdog
  * setup; both are plain storage here.  Nothing else in the block is
  * touched by Linux.
  *

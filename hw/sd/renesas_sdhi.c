@@ -6,14 +6,16 @@
  * at 0x800 that moves ONE contiguous segment of SD_SECCNT x SD_SIZE
  * bytes per transfer, and the sampling clock controller (SCC) at 0x1000.
  *
- * Behaviour follows what Linux 6.12 relies on; file:line references are
- * to drivers/mmc/host/ of Linux 6.12: tmio_mmc.h, tmio_mmc_core.c (core),
- * renesas_sdhi_core.c (sdhi) and renesas_sdhi_internal_dmac.c (idmac).
+ * Behaviour follows what Linux 6.12 relies on; the functions and macros
+ * cited are in drivers/mmc/host/ of Linux 6.12: tmio_mmc.h,
+ * tmio_mmc_core.c (core), renesas_sdhi_core.c (sdhi) and
+ * renesas_sdhi_internal_dmac.c (idmac).
  *
  * Data phases (a PIO block, a run of DMA blocks) finish from a timer, not
  * inside the MMIO access that started them, so the guest sees interrupts
  * in the order the hardware raises them, and a long DMA transfer gives
- * the BQL back between chunks.
+ * the BQL back between chunks.  The card's backend reads and writes a run
+ * of DMA blocks without the BQL; its completion goes on with the DMA.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -37,7 +39,7 @@
 #include "system/dma.h"
 #include "trace.h"
 
-/* SD core, at the CPU offsets of Gen3 (CTL << 2, tmio_mmc.h:26-46) */
+/* SD core, at the CPU offsets of Gen3 (CTL_* << 2, tmio_mmc.h) */
 REG32(SD_CMD, 0x000)
     FIELD(SD_CMD, CF, 0, 6)
     FIELD(SD_CMD, ACMD, 6, 2)
@@ -95,9 +97,9 @@ REG32(SOFT_RST, 0x380)
 REG32(VERSION, 0x388)
 REG32(HOST_MODE, 0x390)
 REG32(SDIF_MODE, 0x398)
-#define SDIF_MODE_HS400 BIT(0)      /* DDR sampling (tmio_mmc.h:104) */
+#define SDIF_MODE_HS400 BIT(0)      /* DDR sampling (tmio_mmc.h) */
 
-/* Internal DMAC: not shifted, 32-bit (idmac.c:28-60) */
+/* Internal DMAC: not shifted, 32-bit (idmac.c DM_CM_*) */
 REG32(DM_CM_DTRAN_MODE, 0x820)
     FIELD(DM_CM_DTRAN_MODE, ADDR_MODE, 0, 1)
     FIELD(DM_CM_DTRAN_MODE, CH_NUM, 16, 2)
@@ -116,7 +118,7 @@ REG32(DM_CM_INFO2, 0x850)
 REG32(DM_CM_INFO2_MASK, 0x858)
 REG32(DM_DTRAN_ADDR, 0x880)
 
-/* SCC: offsets << 2 from 0x1000 (renesas_sdhi_core.c:289-334) */
+/* SCC: offsets << 2 from 0x1000 (SH_MOBILE_SDHI_SCC_*) */
 REG32(SCC_DTCNTL, 0x1000)
     FIELD(SCC_DTCNTL, TAPEN, 0, 1)
     FIELD(SCC_DTCNTL, TAPNUM, 16, 8)
@@ -146,17 +148,20 @@ REG32(SCC_TMPPORT7, 0x1070)
 /* SCC registers are 32-bit, 8 bytes apart */
 #define SCC_INDEX(offset) (((offset) - SCC_BASE) / 8)
 #define SCC_REG(s, name) ((s)->scc[SCC_INDEX(A_SCC_##name)])
-/* The DLL register that holds the calibration code (sdhi.c:500-514) */
+/*
+ * The DLL register that holds the calibration code
+ * (renesas_sdhi_adjust_hs400_mode_enable())
+ */
 #define SCC_DLL_CALIB_CODE 0x26
 
-#define SD_CMD_RSP_NONE 3           /* SD_CMD[10:8], core.c:279-289 */
+#define SD_CMD_RSP_NONE 3           /* SD_CMD[10:8], core.c RESP_* */
 #define SD_CMD_RSP_R2   6
 #define MMC_STOP_TRANSMISSION 12
 
 /* Event bits of SD_INFO1/2: write 0 to clear, 1 has no effect */
 #define INFO1_EVENTS    0x031d
 #define INFO2_EVENTS    0x837f
-/* The bits that can interrupt: TMIO_MASK_ALL (tmio_mmc.h:108) */
+/* The bits that can interrupt: TMIO_MASK_ALL */
 #define INFO1_IRQ_SRCS  0x031d
 #define INFO2_IRQ_SRCS  0x837f
 #define SDIO_INFO1_EVENTS 0xc001
@@ -195,7 +200,7 @@ static uint16_t sdhi_info1(RenesasSDHIState *s)
     uint16_t val = s->info1;
 
     val = FIELD_DP16(val, SD_INFO1, SIGSTATE, sdbus_get_inserted(&s->sdbus));
-    /* WRPROTECT is 1 when the card is writable (core.c:1012-1018) */
+    /* WRPROTECT is 1 when the card is writable (tmio_mmc_get_ro()) */
     val = FIELD_DP16(val, SD_INFO1, WRPROTECT,
                      !sdbus_get_readonly(&s->sdbus));
     return val;
@@ -205,11 +210,12 @@ static uint16_t sdhi_info2(RenesasSDHIState *s)
 {
     uint16_t val = s->info2;
 
-    /* DAT0 high means the card is not busy (sdhi.c:247-253) */
+    /* DAT0 high means the card is not busy (renesas_sdhi_card_busy()) */
     val = FIELD_DP16(val, SD_INFO2, DAT0, sdbus_get_dat_lines(&s->sdbus) & 1);
     /*
      * Linux polls for CBSY == 0 and SCLKDIVEN == 1 before it writes most
-     * registers, and drops the write if they never come (sdhi.c:854-875).
+     * registers, and drops the write if they never come
+     * (renesas_sdhi_write16_hook()).
      */
     val = FIELD_DP16(val, SD_INFO2, CBSY, sdhi_bus_busy(s));
     val = FIELD_DP16(val, SD_INFO2, SCLKDIVEN, !sdhi_bus_busy(s));
@@ -256,20 +262,22 @@ static void sdhi_xfer_rearm(RenesasSDHIState *s)
 /*
  * The SCC: in HS200 and SDR104 the host samples the card's data with one
  * of DTCNTL.TAPNUM phases (taps) of its clock, TAPSET selecting one, once
- * the driver has set DTCNTL.TAPEN and CKSEL.DTSEL (sdhi.c:349-383).  The
- * "x-bad-taps" property says which taps sample outside the data eye: a read
- * sampled there ends with a CRC error, which is what Linux's tuning loop
- * looks for (sdhi.c:687-727).  In HS400 (SDIF_MODE.HS400) the data comes
- * with the data strobe, so only the command line is sampled by the tap
- * and data reads do not fail (sdhi.c:745-750).
+ * the driver has set DTCNTL.TAPEN and CKSEL.DTSEL
+ * (renesas_sdhi_init_tuning()).  The "x-bad-taps" property says which
+ * taps sample outside the data eye: a read sampled there ends with a CRC
+ * error, which is what Linux's tuning loop looks for
+ * (renesas_sdhi_execute_tuning()).  In HS400 (SDIF_MODE.HS400) the data
+ * comes with the data strobe, so only the command line is sampled by the
+ * tap and data reads do not fail (renesas_sdhi_manual_correction()).
  *
  * After each sampled read the SCC compares the taps either side of
  * TAPSET: a failing one below asks for a tap up, above for a tap down,
  * both (or TAPSET itself failing) is an error that needs a retune.  That
  * lands in SMPCMP (command sampling) and RVSREQ, which the driver reads
- * after every request in these modes (sdhi.c:729-834).  With automatic
- * correction on (RVSCNTL.RVSEN) the SCC moves TAPSET one tap itself, and
- * only an error is left for the driver to act on (sdhi.c:788-799).
+ * after every request in these modes (renesas_sdhi_check_scc_error()).
+ * With automatic correction on (RVSCNTL.RVSEN) the SCC moves TAPSET one
+ * tap itself, and only an error is left for the driver to act on
+ * (renesas_sdhi_auto_correction()).
  *
  * "x-bad-taps" can be changed while the guest runs (qom-set), which moves
  * the data eye as a temperature drift would on the board.
@@ -333,7 +341,7 @@ static bool sdhi_scc_sample_read(RenesasSDHIState *s)
     return true;
 }
 
-/* Store a response as the TMIO core presents it (core.c:582-592) */
+/* Store a response as the TMIO core presents it (tmio_mmc_cmd_irq()) */
 static void sdhi_store_response(RenesasSDHIState *s, const uint8_t *r,
                                 int rlen)
 {
@@ -475,7 +483,7 @@ static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd,
     s->dma_started = false;
     s->blksz = FIELD_EX16(s->sd_size, SD_SIZE, LEN);
     s->blocks_left = multi ? s->sd_seccnt : 1;
-    /* Bit 14 is set when CMD23 counted the blocks (core.c:323-329) */
+    /* Bit 14 is set when CMD23 counted the blocks (tmio_mmc_start_command()) */
     s->auto_cmd12 = multi && !FIELD_EX16(cmd, SD_CMD, NO_CMD12);
     s->buf_pos = 0;
     s->pio_ready = false;
@@ -589,7 +597,7 @@ static void sdhi_stop(RenesasSDHIState *s)
  * PIO: one block moves between the card and the block buffer.  The guest
  * owns the buffer (pio_ready) from BRE/BWE until it has read or written
  * SD_SIZE bytes through SD_BUF0; Linux acknowledges BRE/BWE before it
- * touches the data (core.c:344-446).
+ * touches the data (tmio_mmc_pio_irq()).
  */
 static void sdhi_pio_step(RenesasSDHIState *s)
 {
@@ -630,8 +638,9 @@ static void sdhi_pio_step(RenesasSDHIState *s)
 
 /*
  * The DMAC gives up: DTRANERR of channel @ch, no ACCESSEND.  DMA errors
- * only show in DM_CM_INFO2, which Linux keeps masked (idmac.c:547): the
- * driver's 5 s request timeout recovers.
+ * only show in DM_CM_INFO2, which Linux keeps masked
+ * (renesas_sdhi_internal_dmac_request_dma()): the driver's 5 s request
+ * timeout recovers.
  */
 static void sdhi_dma_fail(RenesasSDHIState *s, unsigned ch)
 {
@@ -1114,7 +1123,10 @@ static void sdhi_dma_start(RenesasSDHIState *s)
     sdhi_xfer_kick(s);
 }
 
-/* DM_CM_RST: a channel bit low aborts that channel (idmac.c:316-329) */
+/*
+ * DM_CM_RST: a channel bit low aborts that channel
+ * (renesas_sdhi_internal_dmac_abort_dma())
+ */
 static void sdhi_dma_reset_write(RenesasSDHIState *s, uint32_t val)
 {
     s->dm_rst = val;
@@ -1235,7 +1247,10 @@ static uint32_t sdhi_scc_read(RenesasSDHIState *s, hwaddr offset)
 
     switch (offset) {
     case A_SCC_DTCNTL:
-        /* TAPNUM is fixed by the hardware; 0 means no tuning (sdhi.c:693) */
+        /*
+         * TAPNUM is fixed by the hardware; 0 means no tuning
+         * (renesas_sdhi_execute_tuning())
+         */
         return FIELD_DP32(val, SCC_DTCNTL, TAPNUM, s->scc_taps);
     default:
         return val;
@@ -1245,8 +1260,9 @@ static uint32_t sdhi_scc_read(RenesasSDHIState *s, hwaddr offset)
 /*
  * TMPPORT4.DLL_ACC_START runs one access to the DLL registers behind the
  * port: address and direction in TMPPORT5, write data in TMPPORT6, read
- * data in TMPPORT7 (sdhi.c:468-497).  The calibration code is the one
- * DLL value the driver reads (M3-N and E3, sdhi.c:500-521).
+ * data in TMPPORT7 (sd_scc_tmpport_read32/write32()).  The calibration
+ * code is the one DLL value the driver reads (M3-N and E3,
+ * renesas_sdhi_adjust_hs400_mode_enable()).
  */
 static void sdhi_scc_dll_access(RenesasSDHIState *s)
 {
@@ -1440,7 +1456,7 @@ static void renesas_sdhi_write(void *opaque, hwaddr offset, uint64_t val,
         }
         break;
     case A_SD_SECCNT:
-        /* A 32-bit block count on Gen3 (core.c:755-758) */
+        /* A 32-bit block count on Gen3 (tmio_mmc_start_data()) */
         s->sd_seccnt = size >= 4 ? val : deposit32(s->sd_seccnt, 0, 16, val);
         break;
     case A_SD_INFO1:
@@ -1567,7 +1583,7 @@ static void renesas_sdhi_set_inserted(DeviceState *dev, bool inserted)
 
     trace_renesas_sdhi_set_inserted(inserted);
     sdhi_update_switches(s, inserted);
-    /* Native hot-plug: INSERT/REMOVE events (core.c:631-648) */
+    /* Native hot-plug: INSERT/REMOVE events (__tmio_mmc_card_detect_irq()) */
     s->info1 |= inserted ? R_SD_INFO1_CARD_INSERT_MASK :
                            R_SD_INFO1_CARD_REMOVE_MASK;
     if (!inserted) {

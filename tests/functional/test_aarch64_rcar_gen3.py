@@ -383,7 +383,7 @@ class RCarGen3IPMMU(RCarGen3Base):
         file, kept in tmpfs and written back 128 MiB further on.  Returns
         the SDHI2 DMA transfers and the block-layer requests of the read."""
         # Keep the host awake: every runtime resume resets it, and Linux
-        # then retunes the HS400 eMMC (tmio_mmc_core.c:226-227), whose 16
+        # then retunes the HS400 eMMC (tmio_mmc_reset()), whose 16
         # tuning blocks are DMA transfers too.  The pipe below leaves the
         # eMMC idle long enough for the 50 ms autosuspend.
         self.check_guest_value('echo on > /sys/bus/platform/devices/'
@@ -455,7 +455,7 @@ class RCarGen3IPMMU(RCarGen3Base):
         IPMMU-DS1 and the SDHIs each probe once and none is deferred
         (-517): deferred, DS1 and the SDHIs were retried together, and an
         SDHI that ran between DS1's iommu_device_register() and its
-        platform_set_drvdata() (ipmmu-vmsa.c:1097-1108) probed without its
+        platform_set_drvdata() (ipmmu_probe()) probed without its
         IOMMU."""
         self.KERNEL_COMMAND_LINE += ' initcall_debug'
         self.boot(2)

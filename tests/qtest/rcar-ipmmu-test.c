@@ -28,7 +28,7 @@
 #define SDHI_UTLB(n)        (32 + (n))
 #define SDHI2_UTLB          SDHI_UTLB(2)
 
-/* ipmmu-vmsa.c:100-141 */
+/* ipmmu-vmsa.c: IMCTR.. IMUASID() */
 #define IMCTR(c)            ((c) * 0x40 + 0x00)
 #define IMTTBCR(c)          ((c) * 0x40 + 0x08)
 #define IMTTLBR0(c)         ((c) * 0x40 + 0x10)
@@ -568,7 +568,7 @@ static void test_inten_gates_irq(void)
     g_assert_false(fault_irq(qts));
     mm_wr(qts, IMCTR(3), IMCTR_INTEN | IMCTR_MMUEN);
     g_assert_true(fault_irq(qts));
-    /* Writing back what was read keeps it (ipmmu-vmsa.c:404) */
+    /* Writing back what was read keeps it (ipmmu_domain_setup_context()) */
     mm_wr(qts, IMSTR(3), mm_rd(qts, IMSTR(3)));
     g_assert_cmphex(mm_rd(qts, IMSTR(3)), ==, IMSTR_TF);
     g_assert_true(fault_irq(qts));
@@ -650,7 +650,7 @@ static void test_contexts(void)
 
 /*
  * uTLBs >= 32 are at 0x600 + 16 (n - 32), not 0x300 + 16 n: the naive
- * offset of uTLB 32 is IMSCTLR (ipmmu-vmsa.c:132-141).
+ * offset of uTLB 32 is IMSCTLR (ipmmu-vmsa.c IMUCTR()).
  */
 static void test_utlb_banks(void)
 {

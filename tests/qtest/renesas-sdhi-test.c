@@ -41,7 +41,7 @@ static void test_reset_values(void)
 {
     QTestState *qts = sdhi_boot();
 
-    /* An idle bus: Linux's write hook polls these (sdhi.c:854-875) */
+    /* An idle bus: renesas_sdhi_write16_hook() polls for these */
     g_assert_cmphex(sdhi_rd16(qts, SD_SLOT, SD_INFO2) &
                     (INFO2_SCLKDIVEN | INFO2_CBSY | INFO2_DAT0), ==,
                     INFO2_SCLKDIVEN | INFO2_DAT0);
@@ -136,7 +136,7 @@ static void test_sd_identification(void)
     }
     /*
      * R2 goes in shifted right by 8 bits (the driver shifts it back,
-     * core.c:585-589): CID[127:120] = MID and CID[119:104] = OID, which
+     * tmio_mmc_cmd_irq()): CID[127:120] = MID and CID[119:104] = OID, which
      * QEMU's sd-card sets to 0xaa and "XY".
      */
     g_assert_cmphex(cid[7], ==, 0x00aa);
@@ -210,7 +210,7 @@ static void dma_read_check(QTestState *qts, int slot, const char *img,
     uint32_t info1;
 
     info1 = sdhi_dma_transfer(qts, slot, true, sector, blocks, RAM_BUF, 0);
-    /* Reads end on CH1: DTRANEND1 is bit 20 on Gen3 (idmac.c:53-55) */
+    /* Reads end on CH1: DTRANEND1 is bit 20 on Gen3 (INFO1_DTRANEND1) */
     g_assert_cmphex(info1 & (DTRANEND0 | DTRANEND1), ==, DTRANEND1);
     qtest_memread(qts, RAM_BUF, data, blocks * BLKSZ);
     sdhi_check_against_image(img, sector, data, blocks);
@@ -593,7 +593,10 @@ static void test_card_eject(void)
     resp = qtest_qmp(qts, "{ 'execute': 'eject',"
                      "  'arguments': { 'device': 'sd0', 'force': true } }");
     qobject_unref(resp);
-    /* Native hot-plug: CARD_REMOVE and SIGSTATE low (core.c:631-648) */
+    /*
+     * Native hot-plug: CARD_REMOVE and SIGSTATE low
+     * (__tmio_mmc_card_detect_irq())
+     */
     g_assert_true(sdhi_rd16(qts, SD_SLOT, SD_INFO1) & INFO1_CARD_REMOVE);
     g_assert_false(sdhi_rd16(qts, SD_SLOT, SD_INFO1) & INFO1_SIGSTATE);
     qtest_quit(qts);

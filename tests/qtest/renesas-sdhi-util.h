@@ -50,7 +50,7 @@
 #define SCC_RVSREQ          0x1028
 #define SCC_SMPCMP          0x1030
 
-/* tmio_mmc.h:53-78 */
+/* tmio_mmc.h TMIO_STAT_* */
 #define INFO1_RSPEND        BIT(0)
 #define INFO1_ACCESSEND     BIT(2)
 #define INFO1_CARD_REMOVE   BIT(3)
@@ -62,7 +62,7 @@
 #define INFO2_BWE           BIT(9)
 #define INFO2_SCLKDIVEN     BIT(13)
 #define INFO2_CBSY          BIT(14)
-/* renesas_sdhi_internal_dmac.c:38-60 */
+/* renesas_sdhi_internal_dmac.c DTRAN_MODE_*, INFO1_* */
 #define DTRANEND0           BIT(16)     /* CH0: write to the card */
 #define DTRANEND1           BIT(20)     /* CH1: read from the card */
 #define DTRANERR0           BIT(16)

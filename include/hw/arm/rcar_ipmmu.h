@@ -19,7 +19,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(RCarIPMMUState, RCAR_IPMMU)
 #define TYPE_RCAR_IPMMU_MEMORY_REGION "rcar-ipmmu-vmsa-iommu-memory-region"
 
 #define RCAR_IPMMU_MMIO_SIZE    0x1000
-/* Gen3: ipmmu_features_rcar_gen3 (drivers/iommu/ipmmu-vmsa.c:927-939) */
+/* Gen3: ipmmu_features_rcar_gen3 (drivers/iommu/ipmmu-vmsa.c) */
 #define RCAR_IPMMU_NUM_CTX      8
 #define RCAR_IPMMU_NUM_UTLBS    48
 /* Translations remembered per instance (direct-mapped) */
