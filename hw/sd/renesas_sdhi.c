@@ -759,13 +759,13 @@ static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, uint32_t gen,
  * transfer there).  The card's bulk path moves whole blocks of its own
  * block length, which SD_SIZE need not match: the data is one stream of
  * bytes either way, and the rest continues where the card stopped.
- * @done bytes moved already, in bulk.  Returns how many whole host blocks
- * moved.
+ * Returns how many whole host blocks moved.
  */
-static uint32_t sdhi_card_read_rest(RenesasSDHIState *s, uint8_t *buf,
-                                    uint32_t blocks, size_t done)
+static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
+                               uint32_t blocks)
 {
     size_t len = (size_t)blocks * s->blksz;
+    size_t done = sdbus_read_blocks(&s->sdbus, buf, len);
 
     while (done < len && sdbus_data_ready(&s->sdbus)) {
         size_t n = MIN(s->blksz - done % s->blksz, len - done);
@@ -776,10 +776,11 @@ static uint32_t sdhi_card_read_rest(RenesasSDHIState *s, uint8_t *buf,
     return done / s->blksz;
 }
 
-static uint32_t sdhi_card_write_rest(RenesasSDHIState *s, const uint8_t *buf,
-                                     uint32_t blocks, size_t done)
+static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
+                                uint32_t blocks)
 {
     size_t len = (size_t)blocks * s->blksz;
+    size_t done = sdbus_write_blocks(&s->sdbus, buf, len);
 
     while (done < len && sdhi_card_takes_data(s)) {
         size_t n = MIN(s->blksz - done % s->blksz, len - done);
@@ -788,24 +789,6 @@ static uint32_t sdhi_card_write_rest(RenesasSDHIState *s, const uint8_t *buf,
         done += n;
     }
     return done / s->blksz;
-}
-
-static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
-                               uint32_t blocks)
-{
-    size_t done = sdbus_read_blocks(&s->sdbus, buf,
-                                    (size_t)blocks * s->blksz);
-
-    return sdhi_card_read_rest(s, buf, blocks, done);
-}
-
-static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
-                                uint32_t blocks)
-{
-    size_t done = sdbus_write_blocks(&s->sdbus, buf,
-                                     (size_t)blocks * s->blksz);
-
-    return sdhi_card_write_rest(s, buf, blocks, done);
 }
 
 /* Account for @blocks moved blocks; the address only moves if it should */
@@ -898,7 +881,6 @@ static bool sdhi_card_io_start(RenesasSDHIState *s, uint32_t blocks,
     s->card_io_pending = true;
     s->card_io_ours = true;
     s->card_io_blocks = blocks;
-    s->card_io_started = started;
     trace_renesas_sdhi_card_io_start(sdhi_dir_name(s->data_dir), started);
     return true;
 }
@@ -1018,25 +1000,19 @@ static void sdhi_card_io_finish(RenesasSDHIState *s, size_t done)
 {
     uint32_t gen = s->phase_gen;
     uint32_t blocks = s->card_io_blocks;
+    /*
+     * The card took all it was offered, whole host blocks, or the backend
+     * failed and nothing moved: no byte path is left to run here
+     */
+    uint32_t moved = done / s->blksz;
     SDHIDMAOutcome outcome;
-    uint32_t moved = 0;
 
     if (s->data_dir == RENESAS_SDHI_DATA_READ) {
-        /* After a backend error the card's data is no longer ours */
-        if (done == s->card_io_started) {
-            moved = sdhi_card_read_rest(s, s->dma_buf, blocks, done);
-        }
         outcome = sdhi_dma_read_end(s, gen, blocks, moved);
     } else {
-        hwaddr mem_done = s->card_io_mem_done;
-
-        if (done == s->card_io_started) {
-            moved = sdhi_card_write_rest(s, s->dma_buf,
-                                         mem_done / s->blksz, done);
-        }
         outcome = sdhi_dma_blocks_end(s, gen, blocks, moved,
-                                      s->card_io_mem_res, mem_done,
-                                      s->dma_mem_ram);
+                                      s->card_io_mem_res,
+                                      s->card_io_mem_done, s->dma_mem_ram);
     }
     if (outcome == SDHI_DMA_MOVED) {
         sdhi_dma_continue(s, false);

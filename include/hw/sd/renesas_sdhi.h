@@ -94,7 +94,6 @@ struct RenesasSDHIState {
     bool card_io_pending;
     bool card_io_ours;          /* its phase is still on */
     uint32_t card_io_blocks;    /* blocks the step wanted to move */
-    size_t card_io_started;     /* bytes the card took */
     MemTxResult card_io_mem_res;    /* writes: how the memory side ended */
     hwaddr card_io_mem_done;        /* writes: bytes that came from memory */
     /*
