@@ -361,6 +361,8 @@ static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
         }
         object_property_set_link(OBJECT(sdhi), "dma-memory", OBJECT(dma),
                                  &error_abort);
+        qdev_prop_set_uint32(DEVICE(sdhi), "x-sdn-clock-hz", RCAR_GEN3_SDN_HZ);
+        qdev_prop_set_bit(DEVICE(sdhi), "x-timing", s->sdhi_timing);
         if (!sysbus_realize(sdhi, errp)) {
             return false;
         }
@@ -570,6 +572,8 @@ static const Property rcar_gen3_properties[] = {
     DEFINE_PROP_UINT32("modemr", RCarGen3State, modemr, 0),
     DEFINE_PROP_UINT64("cntfrq", RCarGen3State, cntfrq, 0),
     DEFINE_PROP_BOOL("iommu", RCarGen3State, iommu, true),
+    /* The SD/MMC hosts' timing mode (renesas_sdhi.c x-timing) */
+    DEFINE_PROP_BOOL("x-sdhi-timing", RCarGen3State, sdhi_timing, false),
 };
 
 static void rcar_gen3_class_init(ObjectClass *oc, void *data)

@@ -27,6 +27,7 @@
 #include "qapi/visitor.h"
 #include "qemu/bswap.h"
 #include "qemu/error-report.h"
+#include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
@@ -81,9 +82,13 @@ REG32(SD_INFO2, 0x078)
 REG32(SD_INFO1_MASK, 0x080)
 REG32(SD_INFO2_MASK, 0x088)
 REG32(SD_CLK_CTRL, 0x090)
+    FIELD(SD_CLK_CTRL, DIV, 0, 8)
+    FIELD(SD_CLK_CTRL, SCLKEN, 8, 1)
 REG32(SD_SIZE, 0x098)
     FIELD(SD_SIZE, LEN, 0, 10)
 REG32(SD_OPTION, 0x0a0)
+    FIELD(SD_OPTION, WIDTH8, 13, 1)
+    FIELD(SD_OPTION, WIDTH1, 15, 1)
 REG32(SD_ERR_STS1, 0x0b0)
 REG32(SD_ERR_STS2, 0x0b8)
 REG32(SD_BUF0, 0x0c0)
@@ -257,6 +262,119 @@ static void sdhi_xfer_rearm(RenesasSDHIState *s)
 {
     timer_mod(s->xfer_timer,
               qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + DMA_CHUNK_NS);
+}
+
+/*
+ * Timing mode (x-timing, off by default): a DMA data phase takes the time
+ * the hardware would need.  The card's latency (SDCardTiming) runs from
+ * the command; each run of blocks then takes its bytes over the slower of
+ * the bus and the card's sustained rate, from when the DMA gets to it; the
+ * phase goes on, and ends with DTRANEND, only once the bus and the card
+ * are done with what moved.  Data still moves at once, in QEMU's time:
+ * only the events wait.  PIO phases and commands take no time.
+ */
+
+/*
+ * The card's clock: SDn over SD_CLK_CTRL.DIV, 0xff being 1/1, 0 1/2 and
+ * bit n 1/2^(n+2) (renesas_sdhi_set_clock()).  In HS400 1/1 is not
+ * allowed and Linux sets 1/2 with SDn at 200 MHz, yet the boards' eMMC
+ * reads 195,727 KiB/s, which 100 MHz DDR (200 MB/s) cannot carry: the DDR
+ * clocking of HS400 runs the bus at SDn, 200 MHz as JEDEC's HS400 has it.
+ */
+static uint64_t sdhi_card_clock_hz(RenesasSDHIState *s)
+{
+    unsigned div = FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, DIV);
+    unsigned shift = div == 0xff ? 0 : div ? ctz32(div) + 2 : 1;
+
+    if (!FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, SCLKEN)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA with the card's clock "
+                      "stopped (SD_CLK_CTRL 0x%x): timed at the slowest "
+                      "clock\n", __func__, s->clk_ctrl);
+        shift = 9;
+    }
+    if ((s->sdif_mode & SDIF_MODE_HS400) && shift) {
+        shift--;
+    }
+    return s->sdn_clock_hz >> shift;
+}
+
+/* Bytes per second on the data lines, from the host's clock and width */
+static uint64_t sdhi_bus_rate(RenesasSDHIState *s)
+{
+    unsigned width = FIELD_EX16(s->sd_option, SD_OPTION, WIDTH8) ? 8 :
+                     FIELD_EX16(s->sd_option, SD_OPTION, WIDTH1) ? 1 : 4;
+    unsigned ddr = s->sdif_mode & SDIF_MODE_HS400 ? 2 : 1;
+
+    return MAX(sdhi_card_clock_hz(s) * width * ddr / 8, 1);
+}
+
+/*
+ * How long @bytes of the current phase take over the bus (@rate bytes per
+ * second) and the card
+ */
+static uint64_t sdhi_data_ns(RenesasSDHIState *s, uint64_t rate,
+                             uint64_t bytes)
+{
+    uint64_t card_rate;
+    SDCardTiming card;
+
+    sdbus_get_timing(&s->sdbus, &card);
+    card_rate = s->data_dir == RENESAS_SDHI_DATA_READ ?
+                card.read_bytes_per_sec : card.write_bytes_per_sec;
+    if (card_rate && card_rate < rate) {
+        rate = card_rate;
+    }
+    return muldiv64(bytes, NANOSECONDS_PER_SECOND, rate);
+}
+
+/* A data command: the card's first block comes after its latency */
+static void sdhi_timing_command(RenesasSDHIState *s)
+{
+    SDCardTiming card;
+
+    if (!s->timing) {
+        return;
+    }
+    sdbus_get_timing(&s->sdbus, &card);
+    s->timing_until = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                      (s->data_dir == RENESAS_SDHI_DATA_READ ?
+                       card.read_latency_ns : card.write_latency_ns);
+}
+
+/* DM_START: the data streams from now, or once the card has it */
+static void sdhi_timing_dma_start(RenesasSDHIState *s)
+{
+    if (s->timing) {
+        s->timing_until = MAX(s->timing_until,
+                              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    }
+}
+
+/*
+ * The DMA gets to @bytes more: they follow the ones before on the bus
+ * without a gap, however long QEMU took to fetch them
+ */
+static void sdhi_timing_data(RenesasSDHIState *s, uint64_t bytes)
+{
+    uint64_t rate;
+
+    if (s->timing) {
+        rate = sdhi_bus_rate(s);
+        s->timing_until += sdhi_data_ns(s, rate, bytes);
+        trace_renesas_sdhi_timing(bytes, rate, s->timing_until -
+                                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    }
+}
+
+/* Is the bus still at the data moved so far?  Then wait for it */
+static bool sdhi_timing_wait(RenesasSDHIState *s)
+{
+    if (!s->timing ||
+        s->timing_until <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+        return false;
+    }
+    timer_mod(s->xfer_timer, s->timing_until);
+    return true;
 }
 
 /*
@@ -513,6 +631,7 @@ static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd,
         sdhi_data_timeout(s);
         return;
     }
+    sdhi_timing_command(s);
     if (!s->data_by_dma) {
         /* The card produces or wants the first block */
         sdhi_xfer_kick(s);
@@ -898,6 +1017,7 @@ static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
     MemTxResult res;
     hwaddr done;
 
+    sdhi_timing_data(s, (uint64_t)blocks * s->blksz);
     if (s->data_dir == RENESAS_SDHI_DATA_READ) {
         if (sdhi_card_io_start(s, blocks, (size_t)blocks * s->blksz)) {
             return SDHI_DMA_PENDING;
@@ -920,9 +1040,15 @@ static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
     return sdhi_dma_blocks_end(s, gen, blocks, moved, res, done, all_ram);
 }
 
-/* After some blocks moved: the rest from the timer, or the end */
+/*
+ * After some blocks moved: the rest from the timer, or the end; in timing
+ * mode not before the bus is done with them
+ */
 static void sdhi_dma_continue(RenesasSDHIState *s, bool from_timer)
 {
+    if (sdhi_timing_wait(s)) {
+        return;
+    }
     if (!s->blocks_left) {
         sdhi_end_data(s, true, true);
     } else if (from_timer) {
@@ -1094,6 +1220,7 @@ static void sdhi_dma_start(RenesasSDHIState *s)
     s->cur_dma_runs = 0;
     s->run_next = RUN_NONE;
     s->stat_dma_transfers++;
+    sdhi_timing_dma_start(s);
     trace_renesas_sdhi_dma_start(sdhi_dir_name(s->data_dir), s->dm_addr,
                                  s->blocks_left, s->blksz);
     sdhi_xfer_kick(s);
@@ -1742,8 +1869,12 @@ static bool sdhi_data_phase_reachable(RenesasSDHIState *s)
         return false;
     }
     if (s->data_by_dma) {
-        /* A DMA phase ends in the step that moves its last block */
-        return !s->pio_ready && !s->buf_pos && s->blocks_left;
+        /*
+         * A DMA phase ends in the step that moves its last block, or in
+         * timing mode when the bus is done with it
+         */
+        return !s->pio_ready && !s->buf_pos &&
+               (s->blocks_left || (s->timing && s->dma_started));
     }
     /* PIO: only a read has handed out its last block before it ends */
     if (s->dma_started || (!s->blocks_left && !read)) {
@@ -1794,6 +1925,22 @@ static int renesas_sdhi_post_load(void *opaque, int version_id)
     return 0;
 }
 
+static bool renesas_sdhi_timing_needed(void *opaque)
+{
+    return RENESAS_SDHI(opaque)->timing;
+}
+
+static const VMStateDescription vmstate_renesas_sdhi_timing = {
+    .name = TYPE_RENESAS_SDHI "/timing",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = renesas_sdhi_timing_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_INT64(timing_until, RenesasSDHIState),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription vmstate_renesas_sdhi = {
     .name = TYPE_RENESAS_SDHI,
     .version_id = 3,
@@ -1843,6 +1990,10 @@ static const VMStateDescription vmstate_renesas_sdhi = {
                              RENESAS_SDHI_NUM_DLL_REGS),
         VMSTATE_TIMER_PTR(xfer_timer, RenesasSDHIState),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_renesas_sdhi_timing,
+        NULL
     }
 };
 
@@ -1857,6 +2008,11 @@ static const Property renesas_sdhi_properties[] = {
     DEFINE_PROP_UINT8("scc-calib-code", RenesasSDHIState, scc_calib_code, 0),
     /* Off: the DMA waits for the card's backend under the BQL, to compare */
     DEFINE_PROP_BOOL("x-async-io", RenesasSDHIState, async_io, true),
+    /* On: a DMA transfer takes the time of the bus and the card */
+    DEFINE_PROP_BOOL("x-timing", RenesasSDHIState, timing, false),
+    /* The SDn clock that the card's clock divides (SD_CLK_CTRL.DIV) */
+    DEFINE_PROP_UINT32("x-sdn-clock-hz", RenesasSDHIState, sdn_clock_hz,
+                       200000000),
 };
 
 static void renesas_sdhi_class_init(ObjectClass *klass, void *data)

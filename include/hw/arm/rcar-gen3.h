@@ -41,6 +41,11 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define RCAR_GEN3_NUM_SPIS          480
 /* SDHI channels 0-3; a SoC has those its table lists (E3: no SDHI2) */
 #define RCAR_GEN3_NUM_SDHI          4
+/*
+ * The SDn clock of the SD/MMC hosts: what Linux sets for HS200 and HS400
+ * (SDnH 800 MHz / 4, renesas_sdhi_clk_update()) on H3, M3-N and E3
+ */
+#define RCAR_GEN3_SDN_HZ            200000000
 #define RCAR_GEN3_MAX_GPIO_BANKS    8
 /* I2C channels 0-7; a SoC has those its table lists (H3, M3-N: 0-6) */
 #define RCAR_GEN3_MAX_I2C           8
@@ -101,6 +106,7 @@ struct RCarGen3State {
     uint32_t modemr;
     uint64_t cntfrq;
     bool iommu;                 /* SDHI DMA through the IPMMU */
+    bool sdhi_timing;           /* SDHI transfers take the bus's time */
 };
 
 /* The window of SoC class @sc's model @kind number @index, or NULL */

@@ -102,6 +102,12 @@ struct RenesasSDHIState {
      * migrated: after migration the next step starts small again.
      */
     bool dma_mem_ram;
+    /*
+     * With x-timing: when the bus and the card are done with the data the
+     * phase has moved so far (QEMU_CLOCK_VIRTUAL ns).  The phase goes on,
+     * and ends, no earlier.
+     */
+    int64_t timing_until;
 
     /* Internal DMAC */
     uint32_t dm_mode;
@@ -137,6 +143,8 @@ struct RenesasSDHIState {
     uint32_t bad_taps;
     uint8_t scc_calib_code;
     bool async_io;
+    bool timing;                /* transfers take the time of the bus */
+    uint32_t sdn_clock_hz;      /* the SDn clock the SoC feeds the SDHI */
 };
 
 #endif
