@@ -271,7 +271,8 @@ static void sdhi_xfer_rearm(RenesasSDHIState *s)
  * the bus and the card's sustained rate, from when the DMA gets to it; the
  * phase goes on, and ends with DTRANEND, only once the bus and the card
  * are done with what moved.  Data still moves at once, in QEMU's time:
- * only the events wait.  PIO phases and commands take no time.
+ * only the events wait.  PIO phases and commands take no time.  The card's
+ * backend is waited for (see sdhi_card_io_start()).
  */
 
 /*
@@ -984,7 +985,12 @@ static bool sdhi_card_io_start(RenesasSDHIState *s, uint32_t blocks,
     bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
     size_t started;
 
-    if (!s->async_io) {
+    /*
+     * Timing mode waits for the backend: with -icount's sleep=off an idle
+     * guest's clock would jump to its next timer while the host reads, and
+     * the modelled time would be lost under the host's
+     */
+    if (!s->async_io || s->timing) {
         return false;
     }
     if (read) {

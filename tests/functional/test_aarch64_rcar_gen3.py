@@ -619,5 +619,73 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         self.retune_after_drift('')
 
 
+class RCarGen3EmmcTiming(RCarGen3Emmc):
+    """timing=board under -icount: the eMMC's transfers take the time of
+    the HS400 bus and of the card, and the guest's own clock shows it.
+
+    The same reads and writes run twice under -icount, where guest time
+    counts the guest's instructions: with timing=off (and the backend
+    waited for, so that the clock cannot jump ahead while the host reads)
+    they take the guest's CPU time only; with timing=board each MiB must
+    take longer by what the bus and the card need for it."""
+
+    # HS400: 8 data lines, 200 MHz DDR
+    HS400_BYTES_PER_SEC = 400 * 1000 * 1000
+    # The eMMC of timing=board: Samsung's published eMMC 5.1 figures,
+    # sequential rates and 1 / random 4 KiB IOPS less 4 KiB at that rate
+    CARD = {'read': (250 * 1000 * 1000, 1 / 11000 - 4096 / 250e6),
+            'write': (125 * 1000 * 1000, 1 / 13000 - 4096 / 125e6)}
+    COUNT_MIB = 64
+
+    def dd_seconds(self, dd_args):
+        """How long an O_DIRECT dd of COUNT_MIB takes by the guest's clock"""
+        usec = self.guest_int('t0=$(cut -d" " -f1 /proc/uptime); '
+                              f'dd {dd_args} bs=1M count={self.COUNT_MIB} '
+                              '2>/dev/null; '
+                              't1=$(cut -d" " -f1 /proc/uptime); '
+                              'echo "$t0 $t1" | '
+                              'awk \'{printf "%d", ($2 - $1) * 1000000}\'',
+                              'USEC')
+        self.assertGreater(usec, 0)
+        return usec / 1e6
+
+    def timed_io(self, machine_opts, extra_args=()):
+        """Seconds per MiB of a read and a write on the eMMC in HS400"""
+        self.boot_emmc(machine_opts=machine_opts, extra_args=(
+            '-icount', 'shift=0,sleep=off', *extra_args))
+        # Guest time runs ahead of the host's: the shell may come up
+        # before the eMMC has been probed
+        self.check_guest_value('while ! dmesg | grep -q "mmc0: new"; do '
+                               'sleep 0.1; done; echo probed', 'EMMC',
+                               'probed')
+        self.check_mode('HS400', '10 (mmc HS400)', 200000000)
+        times = {
+            'read': self.dd_seconds('if=/dev/mmcblk0 of=/dev/null '
+                                    'iflag=direct'),
+            'write': self.dd_seconds('if=/dev/zero of=/dev/mmcblk0 '
+                                     f'seek={self.COUNT_MIB} oflag=direct'),
+        }
+        self.power_off()
+        return {k: v / self.COUNT_MIB for k, v in times.items()}
+
+    def test_board_timing(self):
+        untimed = self.timed_io('timing=off', (
+            '-global', 'renesas-sdhi.x-async-io=off'))
+        self._vms.pop('default')
+        timed = self.timed_io('timing=board')
+        for op, (card_rate, latency) in self.CARD.items():
+            rate = min(self.HS400_BYTES_PER_SEC, card_rate)
+            modelled = latency + MiB / rate
+            added = timed[op] - untimed[op]
+            self.log.info('%s: %.2f ms/MiB untimed, %.2f ms/MiB timed '
+                          '(%.1f MB/s), %.2f ms/MiB modelled', op,
+                          untimed[op] * 1e3, timed[op] * 1e3,
+                          MiB / timed[op] / 1e6, modelled * 1e3)
+            # What timing added is the bus's and the card's time
+            self.assertGreater(added, modelled * 0.75)
+            self.assertLess(added, modelled * 1.25)
+            # and the guest never saw more than they allow
+            self.assertLessEqual(MiB / timed[op], rate)
+
 if __name__ == '__main__':
     LinuxKernelTest.main()

@@ -122,14 +122,10 @@ static uint64_t ns_for(uint64_t bytes, uint64_t bytes_per_sec)
 }
 
 /* A card that takes no time: 1 MiB over 4 bits at SDn / 1, 100 MB/s */
-static void test_bus_limits(const void *opaque)
+static void test_bus_limits(void)
 {
-    const char *async = opaque;
-    g_autofree char *opts = g_strdup_printf(
-        "-global rcar-gen3-soc.x-sdhi-timing=on "
-        "-global renesas-sdhi.x-async-io=%s", async);
     Timed t;
-    QTestState *qts = timed_start(&t, opts);
+    QTestState *qts = timed_start(&t, "-global rcar-gen3-soc.x-sdhi-timing=on");
     uint64_t rate = SDN_HZ * 4 / 8;
 
     set_bus(qts, DIV_1_1, false, false);
@@ -145,18 +141,14 @@ static void test_bus_limits(const void *opaque)
  * HS400: 8 bits, DDR at 200 MHz, 400 MB/s; the card is slower and has a
  * latency per command
  */
-static void test_card_limits(const void *opaque)
+static void test_card_limits(void)
 {
-    const char *async = opaque;
-    g_autofree char *opts = g_strdup_printf(
-        "-global rcar-gen3-soc.x-sdhi-timing=on "
-        "-global renesas-sdhi.x-async-io=%s "
-        "-global emmc.x-read-latency-ns=50000 "
-        "-global emmc.x-read-rate=50000000 "
-        "-global emmc.x-write-latency-ns=20000 "
-        "-global emmc.x-write-rate=25000000", async);
     Timed t;
-    QTestState *qts = timed_start(&t, opts);
+    QTestState *qts = timed_start(&t, "-global rcar-gen3-soc.x-sdhi-timing=on "
+                                  "-global emmc.x-read-latency-ns=50000 "
+                                  "-global emmc.x-read-rate=50000000 "
+                                  "-global emmc.x-write-latency-ns=20000 "
+                                  "-global emmc.x-write-rate=25000000");
 
     set_bus(qts, DIV_1_2, true, true);
     check_transfer_takes(qts, true, BLOCKS,
@@ -219,14 +211,8 @@ static void test_board_timing(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    qtest_add_data_func("/renesas-sdhi/timing/bus-limits", "on",
-                        test_bus_limits);
-    qtest_add_data_func("/renesas-sdhi/timing/bus-limits-sync", "off",
-                        test_bus_limits);
-    qtest_add_data_func("/renesas-sdhi/timing/card-limits", "on",
-                        test_card_limits);
-    qtest_add_data_func("/renesas-sdhi/timing/card-limits-sync", "off",
-                        test_card_limits);
+    qtest_add_func("/renesas-sdhi/timing/bus-limits", test_bus_limits);
+    qtest_add_func("/renesas-sdhi/timing/card-limits", test_card_limits);
     qtest_add_func("/renesas-sdhi/timing/off", test_timing_off);
     qtest_add_func("/renesas-sdhi/timing/clock-stopped", test_clock_stopped);
     qtest_add_func("/renesas-sdhi/timing/board", test_board_timing);
