@@ -13,6 +13,9 @@
 #   sdhi-iommu-on-64k               the H3 with the 64 KiB page kernel
 #   sdhi-iommu-on-sync              the H3 with the card's backend called
 #                                   under the BQL (x-async-io=off)
+#   timed-{h3,m3n,e3}-iommu-off/-on each board with timing=board under
+#                                   -icount shift=0,sleep=off: bonnie++
+#                                   only, beside the board's figures
 #   virtio-blk                      -M virt, virtio-blk-pci
 #   sdhci-pci / sdhci-pci-bytewise  -M virt, sdhci-pci + sd-card, with the
 #                                   bulk data path and without it
@@ -59,6 +62,13 @@ BOARD_ROWS = [(BOARDS['r8a77951-salvator-xs'], 'sdhi-iommu-off',
     [(BOARDS[m], f'{p}-sdhi-iommu-off', f'{p}-sdhi-iommu-on')
      for p, m, _ in OTHER_BOARDS]
 
+# Board timing: the transfers take the time of the bus and the eMMC
+# (timing=board), guest time counts instructions at 1 ns each (-icount
+# shift=0: 1 GIPS, see docs), and an idle guest skips to its next timer
+# (sleep=off) so that the waits cost no host time
+TIMED_ARGS = ('-icount', 'shift=0,sleep=off')
+TIMED_BOARDS = (('h3', 'r8a77951-salvator-xs', '1G'),) + OTHER_BOARDS
+
 # Hardware rows the issue quotes (bonnie++ K/s, Renesas eMMC HS400)
 HARDWARE = [
     row for b in BOARDS.values() for row in (
@@ -97,15 +107,19 @@ fio_job() {
 mark kernel $(uname -r) $(getconf PAGESIZE 2>/dev/null)
 for rep in $(seq @REPEATS@); do
 r=#$rep
+if [ -n "@FIO@" ]; then
 work seq-read$r fio_job seq-read --rw=read --bs=1M --ioengine=psync
 work seq-write$r fio_job seq-write --rw=write --bs=1M --ioengine=psync
 work rand-read-qd1$r fio_job rand-read-qd1 --rw=randread --bs=4k --ioengine=psync
 work rand-read-qd32$r fio_job rand-read-qd32 --rw=randread --bs=4k \
     --ioengine=libaio --iodepth=32
+fi
 if [ -n "@FS@" ]; then
     mkfs.ext4 -q -F -E nodiscard $DEV && mkdir -p /mnt && mount -t ext4 $DEV /mnt
+    if [ -n "@FIO@" ]; then
     work dd-sync$r gnu-dd if=/dev/zero of=/mnt/f bs=1M count=500 oflag=sync
     rm -f /mnt/f
+    fi
     if [ -n "@BONNIE@" ]; then
         work bonnie$r bonnie++ -d /mnt -s 2048 -r 1024 -n 0 -f -u root -q
     fi
@@ -119,13 +133,16 @@ class Row:
     """One machine configuration and what its workloads gave"""
 
     def __init__(self, name, label, machine, qemu_args, dev, console,
-                 sdhi=None, fs=False, bonnie=False, kernel=None):
+                 sdhi=None, fs=False, bonnie=False, kernel=None,
+                 only_bonnie=False):
         self.name, self.label = name, label
         self.machine, self.qemu_args = machine, qemu_args
         self.dev, self.console = dev, console
         # The QOM path of the SDHI with the eMMC, on SDHI rows
         self.sdhi, self.fs, self.bonnie = sdhi, fs, bonnie
         self.kernel = kernel
+        # Board-timed rows run bonnie++ alone
+        self.only_bonnie = only_bonnie
         self.results = {}
         self.kernel_version = ''
         self.skipped = None
@@ -194,6 +211,17 @@ def rows(args):
                            f'{b.name}: SDHI, IPMMU {iommu}',
                            f'{machine},iommu={iommu}', args_b, '/dev/mmcblk0',
                            'ttySC0', sdhi=b.sdhi_qom, fs=True, bonnie=True))
+    for prefix, machine, mem in TIMED_BOARDS:
+        b = BOARDS[machine]
+        args_b = ('-smp', '2', '-m', mem, '-drive',
+                  f'if=sd,index={b.emmc_sdhi},file={emmc},format=raw') + \
+            TIMED_ARGS
+        for iommu in ('off', 'on'):
+            out.append(Row(f'timed-{prefix}-iommu-{iommu}',
+                           f'{b.name}, timing=board: SDHI, IPMMU {iommu}',
+                           f'{machine},iommu={iommu},timing=board', args_b,
+                           '/dev/mmcblk0', 'ttySC0', sdhi=b.sdhi_qom, fs=True,
+                           bonnie=True, only_bonnie=True))
     for path in (emmc, sd, vblk):
         make_disk(path)
     return out
@@ -204,6 +232,7 @@ def run_row(args, row):
               .replace('@RUNTIME@', str(args.runtime))
               .replace('@REPEATS@', str(args.repeats))
               .replace('@FS@', 'yes' if row.fs else '')
+              .replace('@FIO@', '' if row.only_bonnie else 'yes')
               .replace('@BONNIE@', 'yes' if row.bonnie and args.bonnie
                        else ''))
     start = {}
@@ -485,6 +514,52 @@ def board_lines(by_name):
     return out
 
 
+def within(got, want, tolerance):
+    """'yes' if @got is within @tolerance (a fraction) of @want"""
+    if not got or not want:
+        return '-'
+    off = got / want - 1
+    return f'{"yes" if abs(off) <= tolerance else "no"} ({100 * off:+.0f} %)'
+
+
+def timed_lines(by_name):
+    """timing=board: bonnie++ on each board beside the board's figures"""
+    out = ['', '## Board timing: bonnie++ beside the boards', '',
+           'Rows `timed-*`: `timing=board` (the HS400 bus and the eMMC 5.1 '
+           'figures of the board code) under `-icount shift=0,sleep=off`; '
+           'bonnie++ alone, the same invocation as the other rows.  The '
+           'targets: the IPMMU on / off ratio within 20 % of the board\'s; '
+           'the stretch, the K/s within 30 %.', '',
+           '| board | phase | QEMU off | QEMU on | QEMU on / off | '
+           'board off | board on | board on / off | ratio within 20 % | '
+           'off within 30 % | on within 30 % |',
+           '|---|---|---|---|---|---|---|---|---|---|---|']
+    hw_out = {'H3': (117133, 130482)}
+    for prefix, machine, _ in TIMED_BOARDS:
+        b = BOARDS[machine]
+        off_r = by_name.get(f'timed-{prefix}-iommu-off')
+        on_r = by_name.get(f'timed-{prefix}-iommu-on')
+        f_off = (figures(off_r, 'bonnie') if off_r else None) or {}
+        f_on = (figures(on_r, 'bonnie') if on_r else None) or {}
+        for phase, hw in (('block input', (b.hw_off, b.hw_on)),
+                          ('block output', hw_out.get(b.soc))):
+            q_off = f_off.get(f'{phase} K/s', 0)
+            q_on = f_on.get(f'{phase} K/s', 0)
+            if not hw and not (q_off or q_on):
+                continue
+            q_ratio = ratio(q_on, q_off)
+            hw_ratio = ratio(hw[1], hw[0]) if hw else 0
+            out.append(
+                f'| {b.name} | {phase} | {q_off or "-"} | {q_on or "-"} | '
+                f'{f"{q_ratio:.2f}" if q_ratio else "-"} | '
+                f'{hw[0] if hw else "-"} | {hw[1] if hw else "-"} | '
+                f'{f"{hw_ratio:.2f}" if hw_ratio else "-"} | '
+                f'{within(q_ratio, hw_ratio, 0.2)} | '
+                f'{within(q_off, hw[0] if hw else 0, 0.3)} | '
+                f'{within(q_on, hw[1] if hw else 0, 0.3)} |')
+    return out
+
+
 def host_description():
     """The host CPU and how busy it was: figures move with both"""
     model = '?'
@@ -521,6 +596,7 @@ def write_markdown(path, all_rows, args):
              '| target | wanted | got | |', '|---|---|---|---|']
     lines += target_lines(by_name)
     lines += board_lines(by_name)
+    lines += timed_lines(by_name)
     lines += ['', '## fio and dd', '',
               f'Medians of {args.repeats} runs; spread: (max - min) / median '
               'of the MiB/s (IOPS for random reads) over the runs, flagged '

@@ -39,13 +39,19 @@ typedef struct Timed {
     QTestState *qts;
 } Timed;
 
+static QTestState *timed_boot(Timed *t, const char *opts)
+{
+    t->qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G %s "
+                         "-drive if=sd,index=%d,file=%s,format=raw",
+                         opts, EMMC_SLOT, t->img);
+    return t->qts;
+}
+
 static QTestState *timed_start(Timed *t, const char *opts)
 {
     strcpy(t->img, "/tmp/qtest-sdhi-timing-XXXXXX");
     sdhi_make_image(t->img, 3);
-    t->qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G %s "
-                         "-drive if=sd,index=%d,file=%s,format=raw",
-                         opts, EMMC_SLOT, t->img);
+    timed_boot(t, opts);
     sdhi_emmc_init(t->qts);
     return t->qts;
 }
@@ -208,6 +214,60 @@ static void test_board_timing(void)
     timed_finish(&t);
 }
 
+/*
+ * A transfer migrated in its first 1 MiB still takes all of its time on
+ * the destination: the end of the first chunk is in the migrated timer,
+ * and when the bus is done with the data, from which each later chunk
+ * counts, goes with the device's state.  (The qtest clock is not
+ * migrated: the destination's starts again near 0, below the source's, so
+ * it has to reach the source's end time.)
+ */
+static void test_migrate_mid_transfer(void)
+{
+    const char *opts = "-global rcar-gen3-soc.x-sdhi-timing=on "
+                       "-global emmc.x-read-rate=50000000";
+    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-timing-mig-XXXXXX");
+    g_autofree char *uri = NULL;
+    g_autofree char *dst_opts = g_strdup_printf("%s -incoming defer", opts);
+    g_autofree uint8_t *data = g_malloc(3 * MiB);
+    uint64_t ns = ns_for(3 * MiB, 50000000);
+    int fd = g_mkstemp(stream);
+    Timed t;
+    QTestState *qts = timed_start(&t, opts);
+    uint64_t end, now;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", stream);
+    set_bus(qts, DIV_1_2, true, true);
+    sdhi_dma_command(qts, EMMC_SLOT, true, 0, 3 * BLOCKS, RAM_BUF, 0);
+    end = qtest_clock_step(qts, 1) + ns;
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+    qtest_clock_step(qts, ns / 6);
+    g_assert_false(ends_without_clock(qts));
+    qtest_qmp_assert_success(qts, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(qts, "completed");
+    qtest_quit(qts);
+
+    qts = timed_boot(&t, dst_opts);
+    qtest_qmp_assert_success(qts, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(qts, "completed");
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    for (now = qtest_clock_step(qts, 1); !transfer_ended(qts);
+         now = qtest_clock_step(qts, MARGIN_NS)) {
+        g_assert_cmpuint(now, <, end + ns);
+    }
+    g_assert_cmpuint(now, >=, end - MARGIN_NS);
+    g_assert_cmphex(sdhi_rd32(qts, EMMC_SLOT, DM_CM_INFO1) & DTRANEND1, ==,
+                    DTRANEND1);
+    qtest_memread(qts, RAM_BUF, data, 3 * MiB);
+    sdhi_check_against_image(t.img, 0, data, 3 * BLOCKS);
+    timed_finish(&t);
+    unlink(stream);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -216,5 +276,7 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi/timing/off", test_timing_off);
     qtest_add_func("/renesas-sdhi/timing/clock-stopped", test_clock_stopped);
     qtest_add_func("/renesas-sdhi/timing/board", test_board_timing);
+    qtest_add_func("/renesas-sdhi/timing/migrate-mid-transfer",
+                   test_migrate_mid_transfer);
     return g_test_run();
 }
