@@ -10,7 +10,8 @@ them (commands with and without data, DMA modes, IMTTBCR geometries...),
 card bring-up sequences, IPMMU page tables written into guest RAM with
 descriptors pointing at RAM, at device registers and at holes, DMA
 addresses in the same places, clock steps, and register writes to the
-I2C channel 2 and the IIC, each with an EEPROM on its bus.
+I2C channel 2 and the IIC, each with an EEPROM on its bus.  Every other
+run has the SD/MMC hosts' timing mode on (timing=board).
 
 A finding is QEMU dying (an abort, a signal, a sanitizer report) or not
 answering within --hang-timeout seconds (a hang).  Its whole command
@@ -407,8 +408,9 @@ class Qemu:
         self.stderr.close()
 
 
-def qemu_args(qemu, sd_img, emmc_img):
-    return [qemu, '-M', 'r8a77951-salvator-xs', '-smp', '1', '-m', '256M',
+def qemu_args(qemu, sd_img, emmc_img, timing=False):
+    machine = 'r8a77951-salvator-xs' + (',timing=board' if timing else '')
+    return [qemu, '-M', machine, '-smp', '1', '-m', '256M',
             '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
             '-display', 'none',
             '-serial', 'none', '-monitor', 'none', '-seed', '1',
@@ -484,6 +486,9 @@ def main():
     ap.add_argument('--out', default=os.path.join(top, 'build/fuzz'),
                     help='where reproducers go')
     ap.add_argument('--replay', help='send the commands of this file')
+    ap.add_argument('--timing', action='store_true',
+                    help='replay with timing=board (a finding\'s first line '
+                    'says whether its run had it)')
     ap.add_argument('--progress', action='store_true',
                     help='a line after every run')
     ap.add_argument('--tap', action='store_true',
@@ -498,7 +503,9 @@ def main():
     emmc_img = os.path.join(work, 'emmc.img')
     make_image(sd_img, IMG_SIZE)
     make_image(emmc_img, 2 * IMG_SIZE)
-    args = qemu_args(a.qemu, sd_img, emmc_img)
+    args = qemu_args(a.qemu, sd_img, emmc_img, timing=a.timing)
+    # Every other run with the SD/MMC hosts' timing mode on
+    timed_args = qemu_args(a.qemu, sd_img, emmc_img, timing=True)
 
     if a.replay:
         with open(a.replay) as f:
@@ -536,7 +543,8 @@ def main():
         # each run starts from fresh images
         make_image(sd_img, IMG_SIZE)
         make_image(emmc_img, 2 * IMG_SIZE)
-        done, finding, cmds = run_one(args, ops, run_seed, 500,
+        run_args = timed_args if runs % 2 else args
+        done, finding, cmds = run_one(run_args, ops, run_seed, 500,
                                       a.hang_timeout, work, rca)
         total += done
         runs += 1
@@ -544,7 +552,7 @@ def main():
             findings += 1
             path = os.path.join(a.out, f'finding-seed{run_seed}.qtest')
             with open(path, 'w') as f:
-                f.write(f'# {" ".join(args)}\n')
+                f.write(f'# {" ".join(run_args)}\n')
                 f.write(''.join(f'# {line}\n' for line in
                                 finding.splitlines()))
                 f.write('\n'.join(cmds) + '\n')

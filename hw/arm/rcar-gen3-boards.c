@@ -135,11 +135,19 @@ static const struct {
     const char *prop;
     uint64_t value;
 } rcar_gen3_emmc_timing[] = {
-    { "x-read-rate", 250000000 },
-    { "x-write-rate", 125000000 },
+    { "x-read-bytes-per-sec", 250000000 },
+    { "x-write-bytes-per-sec", 125000000 },
     { "x-read-latency-ns", 74500 },
     { "x-write-latency-ns", 44100 },
 };
+
+static void rcar_gen3_set_emmc_timing(DeviceState *card)
+{
+    for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_emmc_timing); i++) {
+        qdev_prop_set_uint64(card, rcar_gen3_emmc_timing[i].prop,
+                             rcar_gen3_emmc_timing[i].value);
+    }
+}
 
 static void fdt_add_memory_bank(void *fdt, const RCarGen3RamBank *bank)
 {
@@ -431,10 +439,8 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
             /* An eMMC 5.1 device, as soldered on the board */
             card = qdev_new(TYPE_EMMC);
             qdev_prop_set_bit(card, "hs400", true);
-            for (unsigned i = 0; m->board_timing &&
-                 i < ARRAY_SIZE(rcar_gen3_emmc_timing); i++) {
-                qdev_prop_set_uint64(card, rcar_gen3_emmc_timing[i].prop,
-                                     rcar_gen3_emmc_timing[i].value);
+            if (m->board_timing) {
+                rcar_gen3_set_emmc_timing(card);
             }
         } else {
             card = qdev_new(TYPE_SD_CARD);

@@ -362,7 +362,9 @@ static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
         object_property_set_link(OBJECT(sdhi), "dma-memory", OBJECT(dma),
                                  &error_abort);
         qdev_prop_set_uint32(DEVICE(sdhi), "x-sdn-clock-hz", RCAR_GEN3_SDN_HZ);
-        qdev_prop_set_bit(DEVICE(sdhi), "x-timing", s->sdhi_timing);
+        if (s->sdhi_timing) {
+            qdev_prop_set_bit(DEVICE(sdhi), "x-timing", true);
+        }
         if (!sysbus_realize(sdhi, errp)) {
             return false;
         }

@@ -275,12 +275,19 @@ static void sdhi_xfer_rearm(RenesasSDHIState *s)
  * backend is waited for (see sdhi_card_io_start()).
  */
 
+/* The range of x-sdn-clock-hz: Gen3 runs SDn at 200 MHz at most */
+#define SDN_CLOCK_MAX_HZ    (1000 * 1000 * 1000)
+/* SD_CLK_CTRL.DIV's largest divider, 1/512, as a shift */
+#define CLK_DIV_MAX_SHIFT   9
+
 /*
  * The card's clock: SDn over SD_CLK_CTRL.DIV, 0xff being 1/1, 0 1/2 and
  * bit n 1/2^(n+2) (renesas_sdhi_set_clock()).  In HS400 1/1 is not
- * allowed and Linux sets 1/2 with SDn at 200 MHz, yet the boards' eMMC
- * reads 195,727 KiB/s, which 100 MHz DDR (200 MB/s) cannot carry: the DDR
- * clocking of HS400 runs the bus at SDn, 200 MHz as JEDEC's HS400 has it.
+ * allowed and Linux sets 1/2 with SDn at 200 MHz; HS400 is 200 MHz DDR
+ * (JEDEC), so the DDR clocking runs the bus at SDn.  (The boards' eMMC
+ * agrees: it reads faster than the 200 MB/s of 100 MHz DDR.)  With the
+ * clock stopped the hardware would stall the transfer; it is timed at
+ * the slowest clock instead, and sdhi_timing_dma_start() says so.
  */
 static uint64_t sdhi_card_clock_hz(RenesasSDHIState *s)
 {
@@ -288,10 +295,7 @@ static uint64_t sdhi_card_clock_hz(RenesasSDHIState *s)
     unsigned shift = div == 0xff ? 0 : div ? ctz32(div) + 2 : 1;
 
     if (!FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, SCLKEN)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA with the card's clock "
-                      "stopped (SD_CLK_CTRL 0x%x): timed at the slowest "
-                      "clock\n", __func__, s->clk_ctrl);
-        shift = 9;
+        shift = CLK_DIV_MAX_SHIFT;
     }
     if ((s->sdif_mode & SDIF_MODE_HS400) && shift) {
         shift--;
@@ -307,6 +311,12 @@ static uint64_t sdhi_bus_rate(RenesasSDHIState *s)
     unsigned ddr = s->sdif_mode & SDIF_MODE_HS400 ? 2 : 1;
 
     return MAX(sdhi_card_clock_hz(s) * width * ddr / 8, 1);
+}
+
+/* At most DMA_CHUNK_BYTES at once: the product fits in 64 bits */
+static uint64_t sdhi_ns_at(uint64_t bytes, uint64_t bytes_per_sec)
+{
+    return bytes * NANOSECONDS_PER_SECOND / bytes_per_sec;
 }
 
 /*
@@ -325,7 +335,28 @@ static uint64_t sdhi_data_ns(RenesasSDHIState *s, uint64_t rate,
     if (card_rate && card_rate < rate) {
         rate = card_rate;
     }
-    return muldiv64(bytes, NANOSECONDS_PER_SECOND, rate);
+    return sdhi_ns_at(bytes, rate);
+}
+
+/*
+ * The furthest ahead a phase can be waiting for the bus: the card's
+ * latency and a whole chunk at the slowest clock over one data line, or a
+ * slower card
+ */
+static uint64_t sdhi_timing_max_wait_ns(RenesasSDHIState *s)
+{
+    uint64_t slowest = MAX((s->sdn_clock_hz >> CLK_DIV_MAX_SHIFT) / 8, 1);
+    SDCardTiming card;
+
+    sdbus_get_timing(&s->sdbus, &card);
+    if (card.read_bytes_per_sec) {
+        slowest = MIN(slowest, card.read_bytes_per_sec);
+    }
+    if (card.write_bytes_per_sec) {
+        slowest = MIN(slowest, card.write_bytes_per_sec);
+    }
+    return MAX(card.read_latency_ns, card.write_latency_ns) +
+           sdhi_ns_at(DMA_CHUNK_BYTES, slowest);
 }
 
 /* A data command: the card's first block comes after its latency */
@@ -345,9 +376,15 @@ static void sdhi_timing_command(RenesasSDHIState *s)
 /* DM_START: the data streams from now, or once the card has it */
 static void sdhi_timing_dma_start(RenesasSDHIState *s)
 {
-    if (s->timing) {
-        s->timing_until = MAX(s->timing_until,
-                              qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    if (!s->timing) {
+        return;
+    }
+    s->timing_until = MAX(s->timing_until,
+                          qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    if (!FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, SCLKEN)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA with the card's clock "
+                      "stopped (SD_CLK_CTRL 0x%x): timed at the slowest "
+                      "clock\n", __func__, s->clk_ctrl);
     }
 }
 
@@ -1813,6 +1850,12 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
                    "set");
         return;
     }
+    if (!s->sdn_clock_hz || s->sdn_clock_hz > SDN_CLOCK_MAX_HZ) {
+        error_setg(errp, TYPE_RENESAS_SDHI ": 'x-sdn-clock-hz' is %u, it "
+                   "must be from 1 to %u Hz", s->sdn_clock_hz,
+                   SDN_CLOCK_MAX_HZ);
+        return;
+    }
     if (s->scc_taps > 32) {
         error_setg(errp, TYPE_RENESAS_SDHI ": 'scc-taps' is %u, at most 32 "
                    "taps fit in 'x-bad-taps'", s->scc_taps);
@@ -1913,10 +1956,31 @@ static int renesas_sdhi_pre_save(void *opaque)
     return 0;
 }
 
+/*
+ * A timed DMA phase waits for the bus at most one chunk ahead; outside
+ * one, timing_until is overwritten before it is used
+ */
+static bool sdhi_timing_reachable(RenesasSDHIState *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!s->timing || !sdhi_busy(s) || !s->data_by_dma) {
+        return true;
+    }
+    return s->timing_until >= 0 &&
+           s->timing_until - now <= (int64_t)sdhi_timing_max_wait_ns(s);
+}
+
 static int renesas_sdhi_post_load(void *opaque, int version_id)
 {
     RenesasSDHIState *s = opaque;
 
+    if (!sdhi_timing_reachable(s)) {
+        error_report("%s: the bus is busy until %" PRId64 " ns, further "
+                     "ahead than a transfer can be", TYPE_RENESAS_SDHI,
+                     s->timing_until);
+        return -EINVAL;
+    }
     if (!sdhi_data_phase_reachable(s)) {
         error_report("%s: data phase state (dir %u, %s, %u blocks of %u "
                      "bytes) that the device cannot reach", TYPE_RENESAS_SDHI,

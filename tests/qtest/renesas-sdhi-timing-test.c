@@ -152,9 +152,9 @@ static void test_card_limits(void)
     Timed t;
     QTestState *qts = timed_start(&t, "-global rcar-gen3-soc.x-sdhi-timing=on "
                                   "-global emmc.x-read-latency-ns=50000 "
-                                  "-global emmc.x-read-rate=50000000 "
+                                  "-global emmc.x-read-bytes-per-sec=50000000 "
                                   "-global emmc.x-write-latency-ns=20000 "
-                                  "-global emmc.x-write-rate=25000000");
+                                  "-global emmc.x-write-bytes-per-sec=25000000");
 
     set_bus(qts, DIV_1_2, true, true);
     check_transfer_takes(qts, true, BLOCKS,
@@ -171,7 +171,7 @@ static void test_timing_off(void)
 {
     Timed t;
     QTestState *qts = timed_start(&t, "-global emmc.x-read-latency-ns=50000 "
-                                  "-global emmc.x-read-rate=50000000");
+                                  "-global emmc.x-read-bytes-per-sec=50000000");
 
     set_bus(qts, DIV_1_1, false, false);
     /* 1 MiB moves at once: one DMA step, a microsecond */
@@ -225,7 +225,7 @@ static void test_board_timing(void)
 static void test_migrate_mid_transfer(void)
 {
     const char *opts = "-global rcar-gen3-soc.x-sdhi-timing=on "
-                       "-global emmc.x-read-rate=50000000";
+                       "-global emmc.x-read-bytes-per-sec=50000000";
     g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-timing-mig-XXXXXX");
     g_autofree char *uri = NULL;
     g_autofree char *dst_opts = g_strdup_printf("%s -incoming defer", opts);

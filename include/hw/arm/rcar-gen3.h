@@ -43,7 +43,8 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define RCAR_GEN3_NUM_SDHI          4
 /*
  * The SDn clock of the SD/MMC hosts: what Linux sets for HS200 and HS400
- * (SDnH 800 MHz / 4, renesas_sdhi_clk_update()) on H3, M3-N and E3
+ * on H3, M3-N and E3 (renesas_sdhi_clk_update(): SDnH 800 MHz / 4, or
+ * 400 MHz / 2 on the SoCs with the hs400_4taps quirk)
  */
 #define RCAR_GEN3_SDN_HZ            200000000
 #define RCAR_GEN3_MAX_GPIO_BANKS    8
