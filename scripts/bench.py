@@ -530,9 +530,10 @@ def timed_lines(by_name):
     out = ['', '## Board timing: bonnie++ beside the boards', '',
            'Rows `timed-*`: `timing=board` (the HS400 bus and the eMMC 5.1 '
            'figures of the board code) under `-icount shift=0,sleep=off`; '
-           'bonnie++ alone, the same invocation as the other rows.  The '
-           'targets: the IPMMU on / off ratio within 20 % of the board\'s; '
-           'the stretch, the K/s within 30 %.', '',
+           'bonnie++ alone, the same invocation as the other rows; the '
+           'medians of the runs (their spread is in the bonnie++ table '
+           'below).  The targets: the IPMMU on / off ratio within 20 % of '
+           'the board\'s; the stretch, the K/s within 30 %.', '',
            '| board | phase | QEMU off | QEMU on | QEMU on / off | '
            'board off | board on | board on / off | ratio within 20 % | '
            'off within 30 % | on within 30 % |',
@@ -553,7 +554,8 @@ def timed_lines(by_name):
             q_ratio = ratio(q_on, q_off)
             hw_ratio = ratio(hw[1], hw[0]) if hw else 0
             out.append(
-                f'| {b.name} | {phase} | {q_off or "-"} | {q_on or "-"} | '
+                f'| {b.name} | {phase} | {round(q_off) or "-"} | '
+                f'{round(q_on) or "-"} | '
                 f'{f"{q_ratio:.2f}" if q_ratio else "-"} | '
                 f'{hw[0] if hw else "-"} | {hw[1] if hw else "-"} | '
                 f'{f"{hw_ratio:.2f}" if hw_ratio else "-"} | '
