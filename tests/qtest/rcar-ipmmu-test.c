@@ -260,9 +260,7 @@ static void dma_expect_error(QTestState *qts, int slot, bool read,
     sdhi_dma_setup(qts, slot, read, iova);
     sdhi_cmd_ok(qts, slot, sdhi_rw_cmd(read, blocks), sdhi_card_addr(sector));
     sdhi_wr32(qts, slot, DM_CM_DTRAN_CTRL, 1);
-    for (int i = 0; i < 100; i++) {
-        qtest_clock_step(qts, 100);
-    }
+    sdhi_wait_bus_idle(qts, slot);
     g_assert_cmphex(sdhi_rd32(qts, slot, DM_CM_INFO2) &
                     (read ? DTRANERR1 : DTRANERR0), !=, 0);
     g_assert_cmphex(sdhi_rd32(qts, slot, DM_CM_INFO1) &

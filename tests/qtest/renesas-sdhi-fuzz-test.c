@@ -109,9 +109,7 @@ static void test_dma_into_own_registers(void)
 
     sdhi_dma_command(qts, SD_SLOT, true, 0, 8, SDHI0, 0);
     sdhi_wr32(qts, SD_SLOT, DM_CM_DTRAN_CTRL, 1);
-    for (int i = 0; i < 100; i++) {
-        qtest_clock_step(qts, 100);
-    }
+    sdhi_wait_bus_idle(qts, SD_SLOT);
     g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_CM_INFO2) & DTRANERR1, !=, 0);
     g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_CM_INFO1) & DTRANEND1, ==, 0);
     g_assert_cmphex(sdhi_rd16(qts, SD_SLOT, SD_SIZE), ==, BLKSZ);

@@ -395,9 +395,7 @@ static void test_dma_fault(void)
     sdhi_dma_setup(qts, SD_SLOT, true, 0x40000000);
     sdhi_cmd_ok(qts, SD_SLOT, sdhi_rw_cmd(true, 8), sdhi_card_addr(0));
     sdhi_wr32(qts, SD_SLOT, DM_CM_DTRAN_CTRL, 1);
-    for (int i = 0; i < 10; i++) {
-        qtest_clock_step(qts, 100);
-    }
+    sdhi_wait_bus_idle(qts, SD_SLOT);
     /* The DMAC reports it; nothing claims the transfer went well */
     g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_CM_INFO2) & DTRANERR1, ==,
                     DTRANERR1);

@@ -114,6 +114,23 @@ uint32_t sdhi_wait_status(QTestState *qts, int slot, uint32_t bits)
     return status;
 }
 
+/*
+ * Step the clock until the bus is idle (CBSY clear): a DMA transfer that
+ * ends in an error raises no interrupt to wait for.  The card's backend
+ * runs in real time, so each step also gives it a moment.
+ */
+void sdhi_wait_bus_idle(QTestState *qts, int slot)
+{
+    for (int i = 0; i < 5000; i++) {
+        qtest_clock_step(qts, 100);
+        if (!(sdhi_rd16(qts, slot, SD_INFO2) & INFO2_CBSY)) {
+            return;
+        }
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
 /* Acknowledge event bits the way the driver does: write 0 to them */
 void sdhi_ack(QTestState *qts, int slot, uint32_t bits)
 {

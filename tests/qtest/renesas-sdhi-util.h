@@ -117,6 +117,9 @@ bool rcar_qom_get_bool(QTestState *qts, const char *path, const char *prop);
 /* Run the model's timers until (INFO1 | INFO2 << 16) has one of @bits */
 uint32_t sdhi_wait_status(QTestState *qts, int slot, uint32_t bits);
 
+/* Run the model's timers until the bus is idle, for up to 5 s of real time */
+void sdhi_wait_bus_idle(QTestState *qts, int slot);
+
 /* Acknowledge event bits the way the driver does: write 0 to them */
 void sdhi_ack(QTestState *qts, int slot, uint32_t bits);
 
