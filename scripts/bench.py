@@ -466,10 +466,18 @@ def target_lines(by_name):
 BONNIE_PHASES = ('block output', 'rewrite', 'block input')
 
 
+def hardware_pair(soc, phase):
+    """(IPMMU off, IPMMU on) of a board's quoted rows, or None"""
+    val = {label: v for label, col, v in HARDWARE if col == phase}
+    off = val.get(f'{soc} board, no IPMMU')
+    on = val.get(f'{soc} board, IPMMU')
+    return (off, on) if off and on else None
+
+
 def hardware_ratio(phase):
     """IPMMU on / off of the quoted H3 board rows, if both are quoted"""
-    val = {label: v for label, col, v in HARDWARE if col == phase}
-    return ratio(val.get('H3 board, IPMMU'), val.get('H3 board, no IPMMU'))
+    hw = hardware_pair('H3', phase)
+    return ratio(hw[1], hw[0]) if hw else 0
 
 
 def bonnie_ratio_lines(by_name):
@@ -538,15 +546,14 @@ def timed_lines(by_name):
            'board off | board on | board on / off | ratio within 20 % | '
            'off within 30 % | on within 30 % |',
            '|---|---|---|---|---|---|---|---|---|---|---|']
-    hw_out = {'H3': (117133, 130482)}
     for prefix, machine, _ in TIMED_BOARDS:
         b = BOARDS[machine]
         off_r = by_name.get(f'timed-{prefix}-iommu-off')
         on_r = by_name.get(f'timed-{prefix}-iommu-on')
         f_off = (figures(off_r, 'bonnie') if off_r else None) or {}
         f_on = (figures(on_r, 'bonnie') if on_r else None) or {}
-        for phase, hw in (('block input', (b.hw_off, b.hw_on)),
-                          ('block output', hw_out.get(b.soc))):
+        for phase in ('block input', 'block output'):
+            hw = hardware_pair(b.soc, phase)
             q_off = f_off.get(f'{phase} K/s', 0)
             q_on = f_on.get(f'{phase} K/s', 0)
             if not hw and not (q_off or q_on):
