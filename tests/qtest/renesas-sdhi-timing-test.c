@@ -115,11 +115,7 @@ static void check_transfer_takes(QTestState *qts, bool read, uint32_t blocks,
                     read ? DTRANEND1 : DTRANEND0);
     g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) &
                    (INFO2_DTO | INFO2_RSPTO));
-    sdhi_ack(qts, EMMC_SLOT, INFO1_ACCESSEND);
-    sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO1, 0);
-    sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO1_MASK, 0xffffffff);
-    sdhi_wr16(qts, EMMC_SLOT, CC_EXT_MODE, 0);
-    sdhi_wr16(qts, EMMC_SLOT, SD_STOP, 0);
+    sdhi_dma_finish(qts, EMMC_SLOT, info1);
 }
 
 static uint64_t ns_for(uint64_t bytes, uint64_t bytes_per_sec)

@@ -337,6 +337,13 @@ uint32_t sdhi_dma_transfer(QTestState *qts, int slot, bool read,
     info1 = sdhi_rd32(qts, slot, DM_CM_INFO1);
     /* tmio_mmc_data_irq() for a DMA write needs SCLKDIVEN already */
     g_assert_true(sdhi_rd16(qts, slot, SD_INFO2) & INFO2_SCLKDIVEN);
+    sdhi_dma_finish(qts, slot, info1);
+    return info1;
+}
+
+/* The driver's side of a DMA transfer's end, DM_CM_INFO1 being @info1 */
+void sdhi_dma_finish(QTestState *qts, int slot, uint32_t info1)
+{
     sdhi_ack(qts, slot, INFO1_ACCESSEND);
     /* renesas_sdhi_internal_dmac_dma_irq(): status ^ dma_irqs */
     sdhi_wr32(qts, slot, DM_CM_INFO1, info1 ^ (DTRANEND0 | DTRANEND1));
@@ -344,7 +351,6 @@ uint32_t sdhi_dma_transfer(QTestState *qts, int slot, bool read,
     sdhi_wr32(qts, slot, DM_CM_INFO1_MASK, 0xffffffff);
     sdhi_wr16(qts, slot, CC_EXT_MODE, 0);
     sdhi_wr16(qts, slot, SD_STOP, 0);
-    return info1;
 }
 
 void sdhi_check_against_image(const char *img, uint32_t sector,

@@ -176,6 +176,9 @@ uint32_t sdhi_dma_transfer(QTestState *qts, int slot, bool read,
                            uint32_t sector, uint32_t blocks, uint64_t addr,
                            uint16_t extra_cmd_bits);
 
+/* After ACCESSEND and DTRANEND: acknowledge and turn the DMA off again */
+void sdhi_dma_finish(QTestState *qts, int slot, uint32_t info1);
+
 void sdhi_check_against_image(const char *img, uint32_t sector,
                               const uint8_t *data, uint32_t blocks);
 
