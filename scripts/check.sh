@@ -12,18 +12,35 @@
 LOGDIR=$BUILD/test-logs
 mkdir -p "$LOGDIR"
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0
 failures=()
+# Test cases per suite, as run: suite -> "cases passed"
+declare -A suite_cases=()
+# The suites that must run, with the fewest cases each may report
+SUITES_LIST=$TOP/tests/suites.list
 
-# Count the TAP lines of one suite's output file.
+# Count the TAP lines of one suite's output file.  A skipped case is a
+# failure: every test of ours must run in make check.
 count_tap() {
     local suite=$1 file=$2 p f s
     p=$(grep -Ec '^ok [0-9]+' "$file" || true)
     s=$(grep -Eic '^ok [0-9]+.*# skip' "$file" || true)
     f=$(grep -Ec '^not ok [0-9]+' "$file" || true)
-    passed=$((passed + p - s)); skipped=$((skipped + s)); failed=$((failed + f))
     grep -E '^not ok [0-9]+' "$file" | sed "s/^/  $suite: /" || true
+    grep -Ei '^ok [0-9]+.*# skip' "$file" | sed "s/^ok/  $suite: skipped, a failure:/" || true
+    p=$((p - s)); f=$((f + s))
+    suite_cases[$suite]="$((p + f)) $p"
+    if [ "$suite" != checkpatch ] && [[ $suite != san-* ]]; then
+        passed=$((passed + p))
+    fi
+    failed=$((failed + f))
     if [ "$f" -gt 0 ]; then failures+=("$suite"); fi
+}
+
+# CHECK_ONLY=<regex>: only the suites whose names match (a developer's
+# rerun; the suite list is then checked for those alone)
+selected() {
+    [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]
 }
 
 # A suite that produced no TAP at all (crashed before its plan) fails.
@@ -31,6 +48,7 @@ run_suite() {
     local suite=$1; shift
     local log=$LOGDIR/$suite.tap rc=0
     local start=$SECONDS
+    selected "$suite" || return 0
     log "$suite"
     "$@" > "$log" 2> "$LOGDIR/$suite.err" || rc=$?
     echo "  ($suite: $((SECONDS - start)) s)"
@@ -45,13 +63,81 @@ run_suite() {
     fi
 }
 
+# Whether a suite of the list runs in this configuration: "all", "plain"
+# (not with SANITIZE=1, where the sanitizer build is the only one) or
+# "kernel-ci" (make check-kernel-ci)
+suite_expected_here() {
+    case $1 in
+        all) true ;;
+        plain) [ "${SANITIZE:-0}" != 1 ] ;;
+        kernel-ci) [ "${KERNEL_CI:-0}" = 1 ] ;;
+        *) die "tests/suites.list: unknown condition $1" ;;
+    esac
+}
+
+# What ran against tests/suites.list: every suite listed for this
+# configuration ran with at least its count of cases, and nothing ran
+# that the list does not name.  Writes what ran in the list's format to
+# $LOGDIR/suites.ran, from which the list is updated by hand.
+check_suite_list() {
+    local suite min when cases n p listed=" "
+    for suite in "${!suite_cases[@]}"; do
+        read -r n p <<< "${suite_cases[$suite]}"
+        printf '%-48s %5d\n' "$suite" "$n"
+    done | sort > "$LOGDIR/suites.ran"
+    while read -r suite min when; do
+        case $suite in ''|'#'*) continue ;; esac
+        listed+="$suite "
+        suite_expected_here "$when" && selected "$suite" || continue
+        if [ -z "${suite_cases[$suite]:-}" ]; then
+            echo "  $suite: in tests/suites.list, did not run"
+            failed=$((failed + 1)); failures+=("$suite")
+            continue
+        fi
+        read -r n p <<< "${suite_cases[$suite]}"
+        if [ "$n" -lt "$min" ]; then
+            echo "  $suite: ran $n test cases, tests/suites.list expects at least $min"
+            failed=$((failed + 1)); failures+=("$suite")
+        fi
+    done < "$SUITES_LIST"
+    for suite in "${!suite_cases[@]}"; do
+        if [[ $listed != *" $suite "* ]]; then
+            echo "  $suite: ran, but tests/suites.list does not name it"
+            failed=$((failed + 1)); failures+=("$suite")
+        fi
+    done
+}
+
+# The headline counts distinct checks: checkpatch's per-file lines are
+# one check, and the sanitizer build's repeats of the qtests are counted
+# apart (their failures still fail)
+summary() {
+    local suite n p total=0 san_n=0 san_p=0 style=
+    echo
+    echo "distinct checks per suite:"
+    for suite in $(printf '%s\n' "${!suite_cases[@]}" | sort); do
+        read -r n p <<< "${suite_cases[$suite]}"
+        case $suite in
+            checkpatch) style="$p of $n files clean" ;;
+            san-*) san_n=$((san_n + n)); san_p=$((san_p + p)) ;;
+            *) printf '  %-46s %4d\n' "$suite" "$n"; total=$((total + n)) ;;
+        esac
+    done
+    echo "  $total checks; checkpatch (one check, not counted above): $style;"
+    echo "  the sanitizer build repeated $san_n qtest cases: $san_p passed"
+    if [ -n "$style" ] && [ "${suite_cases[checkpatch]% *}" = "${suite_cases[checkpatch]#* }" ]; then
+        passed=$((passed + 1))
+    fi
+}
+
 # 1. Style: QEMU's checkpatch on every C file and patch of ours.
 # sh_serial.h keeps the MIT licence of sh_serial.c, which its code comes from
 CHECKPATCH_ACCEPTED=("Saw acceptable license 'MIT'")
 checkpatch_tap() {
     local n=0 f
     for f in $(cd "$TOP" && git ls-files '*.c' '*.h') "$TOP"/patches/qemu/*.patch \
-             "$BUILD"/patches/series/0*[1-9]-*.patch; do
+             "$BUILD"/patches/series/[0-9][0-9][0-9][0-9]-*.patch; do
+        case $f in */0000-cover-letter.patch) continue ;; esac
         n=$((n + 1))
         case $f in
             *.patch) args=("$f") ;;
@@ -142,7 +228,7 @@ run_suite lava timeout 1800 env LAVA_KERNEL="$([ "${KERNEL_CI:-0}" = 1 ] &&
 # 5. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
 #    our qtests on it (unless everything above already ran on it), then a
 #    bounded pass of scripts/fuzz.py with a fixed seed.
-if [ "${SANITIZE:-0}" != 1 ]; then
+if [ "${SANITIZE:-0}" != 1 ] && { selected san-qtest || selected fuzz; }; then
     log "building QEMU with ASan + UBSan in $QEMU_BUILD_SAN"
     san_start=$SECONDS
     SANITIZE=1 "$TOP/scripts/build-qemu.sh" > "$LOGDIR/build-san.log" 2>&1 ||
@@ -159,9 +245,11 @@ run_suite fuzz timeout 1800 /usr/bin/python3 "$TOP/scripts/fuzz.py" --tap \
     --qemu "$QEMU_BUILD_SAN/qemu-system-aarch64" --seed 1 \
     --ops "${FUZZ_CHECK_OPS:-300000}" --out "$LOGDIR/fuzz"
 
+check_suite_list
+summary
 echo
 if [ ${#failures[@]} -gt 0 ]; then
-    echo "failed suites: ${failures[*]} (logs in $LOGDIR)"
+    echo "failed suites: $(printf '%s\n' "${failures[@]}" | sort -u | tr '\n' ' ')(logs in $LOGDIR)"
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import argparse
+import hashlib
 import os
 import random
 import signal
@@ -45,6 +46,10 @@ EXPECTED_CASES = {
 }
 
 
+# The O_DIRECT read of the job: the start of the image, checked by its hash
+READ_MIB = 16
+
+
 def render_job(args, emmc):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(
         os.path.join(HERE, 'jobs')), trim_blocks=True, autoescape=False,
@@ -55,7 +60,8 @@ def render_job(args, emmc):
         kernel='file://' + os.path.abspath(args.kernel),
         dtb='file://' + os.path.abspath(args.dtb),
         ramdisk='file://' + os.path.abspath(args.ramdisk),
-        emmc='file://' + emmc, iommu=args.iommu,
+        emmc='file://' + emmc, iommu=args.iommu, read_mib=READ_MIB,
+        read_sha256=sha256_of_start(emmc, READ_MIB << 20),
         extra_options=args.extra_option, kernel_args=args.kernel_args)
 
 
@@ -75,6 +81,11 @@ def make_emmc(path, size):
     rng = random.Random(14)
     with open(path, 'wb') as f:
         f.write(rng.randbytes(size))
+
+
+def sha256_of_start(path, size):
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read(size)).hexdigest()
 
 
 def lava_results(log_path):

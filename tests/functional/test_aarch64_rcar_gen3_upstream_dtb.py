@@ -52,10 +52,8 @@ class RCarGen3UpstreamDTB(RCarGen3Base):
 
     def test_clean_boot(self):
         self.boot_upstream()
-        # No warning, bug or taint: a CI run with panic_on_warn goes on
-        self.check_guest_value('dmesg | grep -c -e "WARNING:" -e "BUG:"',
-                               'SPLATS', 0)
-        self.check_guest_value('cat /proc/sys/kernel/tainted', 'TAINT', 0)
+        # (No warning, bug or taint, so that a CI run with panic_on_warn
+        # goes on: power_off() checks, after the I/O.)
         # Every provider was found: nothing waits for a supplier
         self.check_guest_value('wc -c < /sys/kernel/debug/devices_deferred',
                                'DEFERRED', 0)
@@ -71,6 +69,7 @@ class RCarGen3UpstreamDTB(RCarGen3Base):
         # The eMMC in HS400, merging up to 512 segments
         self.check_guest_value('grep -c "timing spec:.*mmc HS400" '
                                '/sys/kernel/debug/mmc0/ios', 'HS400', 1)
+        self.expected_ios = (('timing spec', '10 (mmc HS400)'),)
         self.check_guest_value('cat /sys/block/mmcblk0/queue/max_segments',
                                'SEGS', 512)
         # The CPG's SD clocks follow what Linux set: the eMMC at 200 MHz,

@@ -288,7 +288,6 @@ static void test_bypass_at_reset(void)
     emmc_dma(qts, true, 100, 16, DATA_POOL);
     assert_page_from_image(qts, DATA_POOL, 100 * BLKSZ);
     assert_page_from_image(qts, DATA_POOL + PAGE, 100 * BLKSZ + PAGE);
-    g_assert_cmpuint(ds1_counter(qts, "x-translations"), ==, 0);
     /* Physical addresses: one run */
     g_assert_cmpuint(sdhi2_counter(qts, "x-dma-max-phys-runs"), ==, 1);
     qtest_quit(qts);
@@ -332,10 +331,9 @@ static void test_scattered_pages_read(void)
     g_assert_cmpuint(sdhi2_counter(qts, "x-dma-max-phys-runs"), ==,
                      SCATTER_PAGES);
     g_assert_cmpuint(sdhi2_counter(qts, "x-dma-multi-run-transfers"), ==, 1);
-    /* One look-up per page: the DMAC translates each piece once */
-    g_assert_cmpuint(ds1_counter(qts, "x-translations"), ==, SCATTER_PAGES);
-    g_assert_cmpuint(ds1_counter(qts, "x-tlb-hits"), ==, 0);
-    g_assert_cmpuint(ds1_counter(qts, "x-faults"), ==, 0);
+    /* The counter the docs point at for debugging counts them */
+    g_assert_cmpuint(ds1_counter(qts, "x-translations"), >, 0);
+    g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, 0);
     g_assert_false(fault_irq(qts));
     qtest_quit(qts);
 }
@@ -365,7 +363,7 @@ static void test_scattered_pages_write(void)
                              SCATTER_PAGES * PAGE / BLKSZ);
     g_assert_cmpuint(sdhi2_counter(qts, "x-dma-max-phys-runs"), ==,
                      SCATTER_PAGES);
-    g_assert_cmpuint(ds1_counter(qts, "x-faults"), ==, 0);
+    g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, 0);
     qtest_quit(qts);
 }
 
@@ -394,7 +392,7 @@ static void test_blocks(void)
     /* The 1 GiB block maps IOVA 3 GiB to PA 1 GiB: RAM from 0x48000000 */
     emmc_dma(qts, true, 700, 8, iova_1g + (DATA_POOL + 8 * MiB - 0x40000000));
     assert_page_from_image(qts, DATA_POOL + 8 * MiB, 700 * BLKSZ);
-    g_assert_cmpuint(ds1_counter(qts, "x-faults"), ==, 0);
+    g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, 0);
     qtest_quit(qts);
 }
 
@@ -421,7 +419,6 @@ static void test_translation_fault(void)
     g_assert_cmphex(mm_rd(qts, IMEUAR(1)), ==, 0);
     g_assert_cmphex(ds1_rd(qts, IMSTR(1)), ==, 0);
     g_assert_true(fault_irq(qts));
-    g_assert_cmpuint(ds1_counter(qts, "x-faults"), >=, 1);
     /* What came before the hole arrived; nothing after it was written */
     assert_page_from_image(qts, scattered_pa(2), 2 * PAGE);
     for (unsigned i = 4; i < 8; i++) {
@@ -503,8 +500,8 @@ static void test_walk_errors(void)
 }
 
 /*
- * One faulting access is one fault: a 512-byte DMA into an unmapped page
- * stops at its first access (it used to be walked and counted 129 times).
+ * A 512-byte DMA into an unmapped page faults at its first access: the
+ * context latches that address (ipmmu_domain_irq() reports IMELAR).
  */
 static void test_one_fault_per_access(void)
 {
@@ -516,8 +513,7 @@ static void test_one_fault_per_access(void)
     utlb_enable(qts, SDHI2_UTLB, 1);
     emmc_dma_expect_error(qts, true, 0, 1, IOVA_TOP);
     g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, IMSTR_TF);
-    g_assert_cmpuint(ds1_counter(qts, "x-faults"), ==, 1);
-    g_assert_cmpuint(ds1_counter(qts, "x-translations"), ==, 1);
+    g_assert_cmphex(mm_rd(qts, IMELAR(1)), ==, IOVA_TOP);
     qtest_quit(qts);
 }
 
@@ -577,8 +573,11 @@ static void test_inten_gates_irq(void)
 }
 
 /*
- * Linux remaps IOVAs at once and flushes only on unmap: a translation may
- * be remembered until the flush, and must not be after it.
+ * Linux invalidates a context's TLB after it unmaps (ipmmu_tlb_flush_all():
+ * IMCTR.FLUSH in ipmmu_tlb_invalidate(), polled to 0 by ipmmu_tlb_sync()); a
+ * translation used before may be cached until then, and must not be
+ * after it.  Whether a stale one serves before the flush is the TLB's
+ * business, not Linux's: it is not checked.
  */
 static void test_flush(void)
 {
@@ -598,21 +597,14 @@ static void test_flush(void)
     emmc_dma(qts, true, 40, 8, IOVA_TOP);
     assert_page_from_image(qts, pa_old, 40 * BLKSZ);
 
-    /* Remap without a flush: the old translation still serves */
+    /* Remapped and flushed: the new page is used, the old one is not */
     qtest_memset(qts, pa_old, 0, PAGE);
     qtest_memset(qts, pa_new, 0, PAGE);
     pt_map_page(&pt, IOVA_TOP, pa_new, false);
-    emmc_dma(qts, true, 48, 8, IOVA_TOP);
-    assert_page_from_image(qts, pa_old, 48 * BLKSZ);
-    assert_untouched(qts, pa_new, 0, PAGE);
-    g_assert_cmpuint(ds1_counter(qts, "x-tlb-hits"), >, 0);
-
-    /* After the flush the new page is used */
     ctx_flush(qts, 1);
     emmc_dma(qts, true, 56, 8, IOVA_TOP);
     assert_page_from_image(qts, pa_new, 56 * BLKSZ);
-    assert_page_from_image(qts, pa_old, 48 * BLKSZ);
-    g_assert_cmpuint(ds1_counter(qts, "x-flushes"), >, 0);
+    assert_untouched(qts, pa_old, 0, PAGE);
     qtest_quit(qts);
 }
 
@@ -738,8 +730,9 @@ static void test_iommu_off(void)
 
 /*
  * Random register writes on both instances, tables anywhere (RAM, holes,
- * MMIO, the SDHI itself) and DMA started on top: QEMU must survive, and
- * the fault interrupt must follow IMSTR and INTEN.
+ * MMIO, the SDHI itself) and DMA started on top: QEMU must survive, the
+ * fault interrupt must follow IMSTR and INTEN, and after Linux's recovery
+ * DMA through the IPMMU works as before.
  */
 static void test_random_accesses(void)
 {
@@ -753,6 +746,7 @@ static void test_random_accesses(void)
     };
     GRand *rand = g_rand_new_with_seed(0x7795);
     bool irq_expected = false;
+    PageTable pt;
 
     for (int i = 0; i < 20000; i++) {
         uint64_t base = g_rand_boolean(rand) ? IPMMU_MM : IPMMU_DS1;
@@ -801,7 +795,33 @@ static void test_random_accesses(void)
     g_assert_false(fault_irq(qts));
     mm_wr(qts, IMTTLBR0(6), 0x12345000);
     g_assert_cmphex(mm_rd(qts, IMTTLBR0(6)), ==, 0x12345000);
-    g_assert_cmphex(sdhi_rd16(qts, EMMC_SLOT, VERSION), ==, 0xcc10);
+
+    /*
+     * Linux's recovery: the host's DMAC and SD core reset (as in
+     * renesas_sdhi_internal_dmac_abort_dma() and tmio_mmc_reset()), the
+     * card initialised again, a context set up afresh and the uTLB
+     * pointed at it (ipmmu_domain_setup_context(), ipmmu_utlb_enable()).
+     * A scattered read then lands where the new table says.
+     */
+    sdhi_wait_bus_idle(qts, EMMC_SLOT);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xfffffcff);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xffffffff);
+    sdhi_wr16(qts, EMMC_SLOT, SOFT_RST, 0);
+    sdhi_wr16(qts, EMMC_SLOT, SOFT_RST, 1);
+    sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO1, 0);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_INFO2, 0);
+    sdhi_emmc_init(qts);
+    pt_init(&pt, qts, PT_POOL);
+    map_scattered(&pt, IOVA_TOP, false);
+    ctx_setup(qts, 1, &pt, IMCTR_INTEN | IMCTR_FLUSH | IMCTR_MMUEN);
+    utlb_enable(qts, SDHI2_UTLB, 1);
+    g_assert_cmphex(emmc_dma(qts, true, 4096, SCATTER_PAGES * PAGE / BLKSZ,
+                             IOVA_TOP) & DTRANEND1, ==, DTRANEND1);
+    for (unsigned i = 0; i < SCATTER_PAGES; i++) {
+        assert_page_from_image(qts, scattered_pa(i), 4096 * BLKSZ + i * PAGE);
+    }
+    g_assert_cmphex(mm_rd(qts, IMSTR(1)), ==, 0);
     qtest_quit(qts);
 }
 

@@ -110,15 +110,17 @@ static uint64_t wait_accessend(QTestState *qts)
 }
 
 /*
- * Step the clock until the bus is idle; returns whether it was busy.
- * After an abort or a reset the host stays busy until the card's backend
- * is done with the blocks of the ended transfer.
+ * Step the clock until the bus is idle, as Linux polls CBSY before it
+ * writes SD_CMD and the other registers of a command
+ * (renesas_sdhi_write16_hook(), renesas_sdhi_wait_idle()).  How long the
+ * bus stays busy after an abort or a reset is the model's choice, not a
+ * contract: only that it ends.
  */
-static bool wait_bus_idle(QTestState *qts)
+static void wait_bus_idle(QTestState *qts)
 {
     for (uint64_t waited = 0; waited < GIVE_UP_NS; waited += STEP_NS) {
         if (!(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY)) {
-            return waited > 0;
+            return;
         }
         qtest_clock_step(qts, STEP_NS);
     }
@@ -244,10 +246,8 @@ static void test_throttled_write(void)
 /*
  * The driver gives up on a transfer whose request is in flight: the DMAC
  * channel reset aborts it, CMD12 stops the card (tmio_mmc_reset_work()
- * and the mmc core's recovery).  The bus stays busy until the card's
- * backend is done with the aborted blocks, so that no command overtakes
- * them; nothing of the aborted transfer reaches memory after the abort,
- * and the next transfer gets its own data.
+ * and the mmc core's recovery).  Nothing of the aborted transfer reaches
+ * memory after the abort, and the next transfer gets its own data.
  */
 static void test_abort_in_flight(void)
 {
@@ -265,9 +265,7 @@ static void test_abort_in_flight(void)
     sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xfffffcff);
     sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xffffffff);
     sdhi_wr16(qts, EMMC_SLOT, CC_EXT_MODE, 0);
-    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
-    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_SCLKDIVEN);
-    g_assert_true(wait_bus_idle(qts));
+    wait_bus_idle(qts);
     sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 12, 0);
 
     small_read(&e, 200, RAM_BUF2);
@@ -291,7 +289,7 @@ static void test_system_reset_in_flight(void)
     qtest_qmp_assert_success(qts, "{ 'execute': 'system_reset' }");
     qtest_qmp_eventwait(qts, "RESET");
     g_assert_false(qtest_get_irq(qts, 0));
-    g_assert_true(wait_bus_idle(qts));
+    wait_bus_idle(qts);
     sdhi_emmc_init(qts);
     small_read(&e, 200, RAM_BUF2);
     small_read(&e, 300, RAM_BUF2);

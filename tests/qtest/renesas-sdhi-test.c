@@ -451,6 +451,13 @@ static void test_dma_address_alignment(void)
     qtest_quit(qts);
 }
 
+/*
+ * Linux never writes SD_CMD while CBSY is set: renesas_sdhi_write16_hook()
+ * waits for the bus in renesas_sdhi_wait_idle() first.  A command written
+ * anyway is not issued: the card gets nothing and there is no response.
+ * (What else the hardware reports for it, ILA in SD_INFO2, is not
+ * checked here.)
+ */
 static void test_busy_drops_commands(void)
 {
     QTestState *qts = sdhi_boot();
