@@ -40,7 +40,11 @@ count_tap() {
 # CHECK_ONLY=<regex>: only the suites whose names match (a developer's
 # rerun; the suite list is then checked for those alone)
 selected() {
-    [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]
+    [ -z "${CHECK_ONLY:-}" ] && return 0
+    local rc=0
+    [[ $1 =~ $CHECK_ONLY ]] || rc=$?
+    [ "$rc" -ne 2 ] || die "CHECK_ONLY=$CHECK_ONLY is not a regular expression"
+    return "$rc"
 }
 
 # A suite that produced no TAP at all (crashed before its plan) fails.
@@ -88,6 +92,7 @@ check_suite_list() {
     while read -r suite min when; do
         case $suite in ''|'#'*) continue ;; esac
         listed+="$suite "
+        [[ $min =~ ^[0-9]+$ ]] || die "tests/suites.list: $suite: bad count '$min'"
         suite_expected_here "$when" && selected "$suite" || continue
         if [ -z "${suite_cases[$suite]:-}" ]; then
             echo "  $suite: in tests/suites.list, did not run"
@@ -99,7 +104,11 @@ check_suite_list() {
             echo "  $suite: ran $n test cases, tests/suites.list expects at least $min"
             failed=$((failed + 1)); failures+=("$suite")
         fi
-    done < "$SUITES_LIST"
+    done < <(cat "$SUITES_LIST"; echo)
+    if [ ${#suite_cases[@]} -eq 0 ]; then
+        echo "  no suite ran"
+        failed=$((failed + 1)); failures+=(none)
+    fi
     for suite in "${!suite_cases[@]}"; do
         if [[ $listed != *" $suite "* ]]; then
             echo "  $suite: ran, but tests/suites.list does not name it"
@@ -134,7 +143,8 @@ summary() {
 # sh_serial.h keeps the MIT licence of sh_serial.c, which its code comes from
 CHECKPATCH_ACCEPTED=("Saw acceptable license 'MIT'")
 checkpatch_tap() {
-    local n=0 f
+    local n=0 f rc
+    shopt -s nullglob
     for f in $(cd "$TOP" && git ls-files '*.c' '*.h') "$TOP"/patches/qemu/*.patch \
              "$BUILD"/patches/series/[0-9][0-9][0-9][0-9]-*.patch; do
         case $f in */0000-cover-letter.patch) continue ;; esac
@@ -143,9 +153,14 @@ checkpatch_tap() {
             *.patch) args=("$f") ;;
             *) args=(--no-tree -f "$f") ;;   # relative: checkpatch keys rules on tests/
         esac
-        out=$(cd "$TOP" && perl "$QEMU_TREE/scripts/checkpatch.pl" --terse "${args[@]}" 2>&1)
-        # Warnings count as failures too, except those we accept on purpose
-        problems=$(echo "$out" | grep -E 'ERROR|WARNING' | grep -vF "${CHECKPATCH_ACCEPTED[@]/#/-e}" || true)
+        rc=0
+        out=$(cd "$TOP" && perl "$QEMU_TREE/scripts/checkpatch.pl" --terse "${args[@]}" 2>&1) || rc=$?
+        # checkpatch --terse prints nothing for a clean file: any line is a
+        # problem (a warning, an error, a file it could not read), except
+        # the warnings we accept on purpose and the total they make
+        problems=$(echo "$out" | grep -v '^$' | grep -vF "${CHECKPATCH_ACCEPTED[@]/#/-e}" |
+                   grep -vE '^total: 0 errors, [0-9]+ warnings?, [0-9]+ lines checked$' || true)
+        [ "$rc" -eq 0 ] || problems+=" (checkpatch exited with $rc)"
         if [ -z "$problems" ]; then
             echo "ok $n checkpatch $(basename "$f")"
         else
@@ -153,6 +168,7 @@ checkpatch_tap() {
             echo "$problems" | sed 's/^/# /'
         fi
     done
+    shopt -u nullglob
     echo "1..$n"
 }
 # The series that `make export-patches` posts must apply and pass too.
@@ -166,7 +182,8 @@ else
              GIT_CONFIG_VALUE_1=check@invalid)
 fi
 "${signoff[@]}" "$TOP/scripts/export-patches.sh" > "$LOGDIR/export-patches.log" 2>&1 ||
-    { echo "  export-patches failed (see $LOGDIR/export-patches.log)"; failed=$((failed + 1)); }
+    { echo "  export-patches failed (see $LOGDIR/export-patches.log)"; failed=$((failed + 1))
+      failures+=(export-patches); }
 run_suite checkpatch checkpatch_tap
 # The SoC tables against the .dtsi files they come from
 run_suite memmap "$TOP/tests/guest/check-memmap.sh"
@@ -228,7 +245,8 @@ run_suite lava timeout 1800 env LAVA_KERNEL="$([ "${KERNEL_CI:-0}" = 1 ] &&
 # 5. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
 #    our qtests on it (unless everything above already ran on it), then a
 #    bounded pass of scripts/fuzz.py with a fixed seed.
-if [ "${SANITIZE:-0}" != 1 ] && { selected san-qtest || selected fuzz; }; then
+if [ "${SANITIZE:-0}" != 1 ] &&
+   { [ -z "${CHECK_ONLY:-}" ] || [[ $CHECK_ONLY == *san* ]] || selected fuzz; }; then
     log "building QEMU with ASan + UBSan in $QEMU_BUILD_SAN"
     san_start=$SECONDS
     SANITIZE=1 "$TOP/scripts/build-qemu.sh" > "$LOGDIR/build-san.log" 2>&1 ||
@@ -250,6 +268,9 @@ summary
 echo
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed suites: $(printf '%s\n' "${failures[@]}" | sort -u | tr '\n' ' ')(logs in $LOGDIR)"
+fi
+if [ -n "${CHECK_ONLY:-}" ]; then
+    echo "(a partial run: CHECK_ONLY=$CHECK_ONLY)"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

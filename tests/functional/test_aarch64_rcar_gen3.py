@@ -53,12 +53,13 @@ class RCarGen3Base(LinuxKernelTest):
 
     # The SDHI of the board's eMMC (salvator-common.dtsi: SDHI2)
     EMMC_SDHI = 2
-    # Whether the guest was booted without a drive on the eMMC's SDHI
-    emmc_absent = True
+    # Whether the guest was booted without a card on the eMMC's SDHI:
+    # set by boot(), or by a test that boots otherwise
+    emmc_absent = False
 
     def boot(self, smp, machine_opts='', mem='1G', extra_args=()):
         kernel, initrd = self.guest_files()
-        self.emmc_absent = not any(f'if=sd,index={self.EMMC_SDHI},' in arg
+        self.emmc_absent = not any(self.is_emmc_arg(arg)
                                    for arg in extra_args)
         self.set_machine(self.MACHINE)
         if machine_opts:
@@ -69,6 +70,12 @@ class RCarGen3Base(LinuxKernelTest):
         # The first line of the console comes from earlycon
         self.wait_for_console_pattern(
             'earlycon: scif0 at MMIO 0x00000000e6e88000')
+
+    def is_emmc_arg(self, arg):
+        """Whether a QEMU argument puts a card on the eMMC's SDHI"""
+        opts = arg.split(',')
+        return ((('if=sd' in opts and f'index={self.EMMC_SDHI}' in opts) or
+                 f'bus=sdhi{self.EMMC_SDHI}.sd-bus' in opts))
 
     def set_machine(self, machinename):
         """QEMU's set_machine skips the test when the binary lacks the
@@ -149,13 +156,20 @@ class RCarGen3Base(LinuxKernelTest):
         """The integer that a guest command prints."""
         return self.as_int(self.guest_value(command, name), name)
 
-    # Kernel messages a clean run never has: splats, and errors of the
-    # MMC stack and the IPMMU (request errors and timeouts of the mmc core
-    # and tmio_mmc_core.c, tuning failures, I/O errors of the block layer,
-    # faults and TLB timeouts of ipmmu-vmsa.c)
-    SPLATS = r'WARNING:|BUG:|Oops|Call trace:|Kernel panic'
+    # Kernel messages a clean run never has: splats, stalls, lockups, and
+    # errors of the MMC stack and the IPMMU (request errors and timeouts
+    # of the mmc core and tmio_mmc_core.c, tuning failures, the block
+    # layer's I/O errors, a card gone, faults and TLB timeouts of
+    # ipmmu-vmsa.c)
+    SPLATS = (r'WARNING:|BUG:|Oops|Call trace:|Kernel panic|'
+              r'rcu: INFO|detected stalls|soft lockup|hung_task|blocked for')
     IO_ERRORS = (r'(mmc|sdhi|ipmmu|iommu).*\\<(error|timeout|timed out|'
-                 r'fail|fault|abort)')
+                 r'fail|fault|abort)|I/O error|Multiple TLB hits|Spurious|'
+                 r'PIO IRQ in DMA mode|card [0-9a-f]+ removed')
+    # A line that each pattern must find, printed ahead of dmesg: a grep
+    # that failed, or found nothing at all, cannot pass the check
+    CONTROL = {'SPLATS': 'WARNING: rcar-control',
+               'IO_ERRORS': 'rcar-control.mmc: error -5'}
     # Lines a test provokes on purpose (a regular expression), or None
     EXPECTED_ERRORS = None
     # (ios field, value) that the eMMC's bus must still have at the end
@@ -172,12 +186,16 @@ class RCarGen3Base(LinuxKernelTest):
             expected.append('Failed to initialize a non-removable card')
         allowed = (f' | grep -v -E "{"|".join(expected)}"'
                    if expected else '')
-        self.check_guest_value(f'dmesg | grep -E "{self.SPLATS}" | head -5 |'
-                               ' tr "\\n" "|"', 'SPLATLINES', '')
+        splats = self.CONTROL['SPLATS']
+        self.check_guest_value(f'{{ echo "{splats}"; dmesg; }} | '
+                               f'grep -E "{self.SPLATS}" | head -6 | '
+                               'tr "\\n" "|"', 'SPLATLINES', f'{splats}|')
         self.check_guest_value('cat /proc/sys/kernel/tainted', 'TAINT', 0)
-        self.check_guest_value(f'dmesg | grep -i -E "{self.IO_ERRORS}"'
-                               f'{allowed} | head -5 | tr "\\n" "|"',
-                               'IOERRORLINES', '')
+        errors = self.CONTROL['IO_ERRORS']
+        self.check_guest_value(f'{{ echo "{errors}"; dmesg; }} | '
+                               f'grep -i -E "{self.IO_ERRORS}"{allowed} | '
+                               'head -6 | tr "\\n" "|"', 'IOERRORLINES',
+                               f'{errors}|')
         for field, value in self.expected_ios:
             self.check_guest_value(f'sed -n "s/^{field}:[[:space:]]*//p" '
                                    '/sys/kernel/debug/mmc0/ios',
@@ -414,10 +432,13 @@ class RCarGen3SDHI(RCarGen3Base):
         # Stopped at a moment when a request of the read is in flight:
         # stop drains the card's backend, so the request has ended in the
         # SDHI, but Linux has not seen it end.  The state saved holds it.
+        in_flight = None
         for _ in range(100):
             self.vm.cmd('stop')
+            if self.qom(2, 'x-dma-bytes') >= self.IO_SIZE:
+                break           # too late: the read is over
             in_flight = self.request_in_flight()
-            if in_flight or self.qom(2, 'x-dma-bytes') >= self.IO_SIZE:
+            if in_flight:
                 break
             self.vm.cmd('cont')
             time.sleep(random.uniform(0, 0.01))
@@ -725,6 +746,10 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         """The eye moves under the tap that tuning chose: the reads that
         fail make Linux retune, and the data still arrives intact."""
         self.boot_emmc(machine_opts=machine_opts)
+        if machine_opts:
+            self.check_mode('HS200', '9 (mmc HS200)', 200000000)
+        else:
+            self.check_mode('HS400', '10 (mmc HS400)', 200000000)
         tap = self.tapset()
         errors = self.qom(2, 'x-tap-crc-errors')
         bad = {tap, (tap + 1) % self.SCC_TAPS}

@@ -30,6 +30,7 @@ class RCarGen3LavaCommandLine(RCarGen3Base):
         self.vm.add_args(*LAVA_OPTIONS, '-dtb', self.upstream_dtb(),
                          '-append', self.KERNEL_COMMAND_LINE)
         self.launch_kernel(kernel, initrd=initrd)
+        self.emmc_absent = True
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
         # 4 GiB of DRAM, of which the .dts gives Linux all but the secure
         # firmware's 128 MiB: 896 MiB + 3 x 1 GiB = 3968 MiB = 4063232 KiB
