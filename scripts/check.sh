@@ -132,7 +132,7 @@ summary() {
             *) printf '  %-46s %4d\n' "$suite" "$n"; total=$((total + n)) ;;
         esac
     done
-    echo "  $total checks; checkpatch (one check, not counted above): $style;"
+    echo "  $total checks; checkpatch (one check, not counted above): ${style:-not run};"
     echo "  the sanitizer build repeated $san_n qtest cases: $san_p passed"
     if [ -n "$style" ] && [ "${suite_cases[checkpatch]% *}" = "${suite_cases[checkpatch]#* }" ]; then
         passed=$((passed + 1))
