@@ -224,7 +224,7 @@ if [ -x "$qos" ]; then
 fi
 
 # 3. Functional boot tests, in QEMU's functional-test framework.
-for t in "$QEMU_TREE"/tests/functional/test_aarch64_rcar*.py; do
+for t in "$QEMU_TREE"/tests/functional/aarch64/test_rcar_gen3*.py; do
     [ -f "$t" ] || continue
     # The defconfig kernel's tests: make check-kernel-ci (KERNEL_CI=1)
     case $t in *_defconfig.py) [ "${KERNEL_CI:-0}" = 1 ] || continue ;; esac

@@ -48,8 +48,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     as_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y install --no-install-recommends "${missing[@]}"
 fi
 
-# Packages that Debian 12 only has in bookworm-backports: meson >= 1.5 for
-# QEMU 10.0, and pycotap, which QEMU's functional tests report through.
+# Packages that Debian 12 only has in bookworm-backports: meson >= 1.5,
+# which QEMU 10.2's meson.build asks for, and pycotap, which QEMU's
+# functional tests report through.
 need_backports() {
     if ! command -v meson >/dev/null || ! dpkg --compare-versions "$(meson --version)" ge 1.5; then
         echo meson

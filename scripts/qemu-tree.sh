@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Prepare the QEMU source tree that we build:
-#   1. the pristine source: Debian 13's `qemu` source package (10.0.x, with
-#      Debian's patches applied), or $QEMU_SRC when the user points at a
-#      QEMU checkout of their own;
+#   1. the pristine source: Debian's `qemu` source package of the version
+#      below (with Debian's patches applied), or $QEMU_SRC when the user
+#      points at a QEMU checkout of their own of the same release;
 #   2. a working copy of it in $QEMU_TREE (build/qemu-src by default);
 #   3. our new files (hw/, include/, tests/, docs/) placed at their QEMU
 #      paths, and patches/qemu/*.patch applied on top.
@@ -14,23 +14,39 @@
 
 OVERLAY_DIRS=(hw include tests/qtest tests/functional docs configs)
 
+# The QEMU we build: Debian's `qemu` source package of this version, from
+# this suite.  10.2.2 is the newest QEMU source the archive serves here
+# (unstable's 11.1.x sources are listed but answer 404).  Moving on is a
+# version bump here plus what docs/devel/rcar-gen3-qemu-versions.rst lists.
+QEMU_DEBIAN_SUITE=unstable
+QEMU_DEBIAN_VERSION=1:10.2.2+ds-1
+QEMU_SERIES=10.2                # the QEMU release our patches are made for
+
+# What a tree's VERSION file must say for our series to build on it.
+check_qemu_version() {
+    local tree=$1 version
+    version=$(cat "$tree/VERSION" 2>/dev/null) || die "$tree has no VERSION file: not a QEMU source tree"
+    case $version in
+        "$QEMU_SERIES".*) ;;
+        *) die "$tree is QEMU $version; the series in patches/qemu/ is made for QEMU $QEMU_SERIES.x (see docs/devel/rcar-gen3-qemu-versions.rst)" ;;
+    esac
+}
+
 fetch_debian_qemu() {
-    local srcdir=$BUILD/src
+    local srcdir=$BUILD/src upstream=${QEMU_DEBIAN_VERSION#*:}
     local tree
-    tree=$(find "$srcdir" -maxdepth 1 -type d -name 'qemu-10.0*' 2>/dev/null | sort -V | tail -n1)
-    if [ -n "$tree" ] && [ -f "$tree/.rcar-unpacked" ]; then
+    upstream=${upstream%%+*}
+    tree=$srcdir/qemu-$upstream+ds
+    if [ -f "$tree/.rcar-unpacked" ]; then
         echo "$tree"; return
     fi
-    apt_private_update trixie
-    log "fetching the qemu source package from Debian 13 (about 40 MB)"
+    apt_private_update "$QEMU_DEBIAN_SUITE"
+    log "fetching Debian's qemu $QEMU_DEBIAN_VERSION source package ($QEMU_DEBIAN_SUITE, about 40 MB)"
     rm -rf "$srcdir"; mkdir -p "$srcdir"
-    (cd "$srcdir" && apt_private trixie apt-get -q source qemu/trixie >&2)
-    tree=$(find "$srcdir" -maxdepth 1 -type d -name 'qemu-*' | sort -V | tail -n1)
-    [ -n "$tree" ] || die "apt-get source qemu did not unpack a tree"
-    case $(basename "$tree") in
-        qemu-10.0.*) ;;
-        *) die "Debian 13 provides $(basename "$tree"), we need QEMU 10.0.x" ;;
-    esac
+    (cd "$srcdir" && apt_private "$QEMU_DEBIAN_SUITE" apt-get -q source "qemu=$QEMU_DEBIAN_VERSION" >&2) ||
+        die "apt-get source qemu=$QEMU_DEBIAN_VERSION failed: Debian $QEMU_DEBIAN_SUITE no longer serves it? Pick a version that 'apt-cache showsrc qemu' lists and that downloads, and port the series (docs/devel/rcar-gen3-qemu-versions.rst)"
+    [ -d "$tree" ] || die "apt-get source qemu=$QEMU_DEBIAN_VERSION did not unpack $tree"
+    check_qemu_version "$tree"
     touch "$tree/.rcar-unpacked"
     echo "$tree"
 }
@@ -69,6 +85,7 @@ pristine_or_absent() {
 if [ -n "${QEMU_SRC:-}" ]; then
     [ -f "$QEMU_SRC/VERSION" ] || die "QEMU_SRC=$QEMU_SRC does not look like a QEMU source tree"
     PRISTINE=$(cd "$QEMU_SRC" && pwd)
+    check_qemu_version "$PRISTINE"
 else
     PRISTINE=$(fetch_debian_qemu)
 fi

@@ -19,15 +19,16 @@
 #include "qemu/error-report.h"
 #include "qemu/guest-random.h"
 #include "qemu/units.h"
-#include "exec/address-spaces.h"
+#include "exec/icount.h"
+#include "system/address-spaces.h"
 #include "hw/arm/boot.h"
+#include "hw/arm/machines-qom.h"
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
 #include "hw/irq.h"
 #include "hw/qdev-properties.h"
 #include "system/block-backend.h"
 #include "system/blockdev.h"
-#include "system/cpu-timers.h"
 #include "system/device_tree.h"
 #include "system/qtest.h"
 #include "system/system.h"
@@ -816,7 +817,7 @@ static void rcar_gen3_machine_instance_init(Object *obj)
     RCAR_GEN3_MACHINE(obj)->emmc_mode = RCAR_GEN3_EMMC_HS400;
 }
 
-static void rcar_gen3_machine_class_init(ObjectClass *oc, void *data)
+static void rcar_gen3_machine_class_init(ObjectClass *oc, const void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
 
@@ -909,7 +910,7 @@ static const RCarGen3RamBank salvator_xs_h3_ram[] = {
     { 0x0700000000, 1 * GiB },
 };
 
-static void salvator_xs_h3_class_init(ObjectClass *oc, void *data)
+static void salvator_xs_h3_class_init(ObjectClass *oc, const void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
@@ -929,7 +930,7 @@ static const RCarGen3RamBank salvator_xs_m3n_ram[] = {
     { 0x0048000000, 0x78000000 },
 };
 
-static void salvator_xs_m3n_class_init(ObjectClass *oc, void *data)
+static void salvator_xs_m3n_class_init(ObjectClass *oc, const void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
@@ -955,7 +956,7 @@ static const RCarGen3RamBank ebisu_ram[] = {
     { 0x0048000000, 0x38000000 },
 };
 
-static void ebisu_class_init(ObjectClass *oc, void *data)
+static void ebisu_class_init(ObjectClass *oc, const void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
@@ -990,14 +991,17 @@ static const TypeInfo rcar_gen3_machine_types[] = {
         .name = MACHINE_TYPE_NAME("r8a77951-salvator-xs"),
         .parent = TYPE_RCAR_GEN3_MACHINE,
         .class_init = salvator_xs_h3_class_init,
+        .interfaces = aarch64_machine_interfaces,
     }, {
         .name = MACHINE_TYPE_NAME("r8a77965-salvator-xs"),
         .parent = TYPE_RCAR_GEN3_MACHINE,
         .class_init = salvator_xs_m3n_class_init,
+        .interfaces = aarch64_machine_interfaces,
     }, {
         .name = MACHINE_TYPE_NAME("r8a77990-ebisu"),
         .parent = TYPE_RCAR_GEN3_MACHINE,
         .class_init = ebisu_class_init,
+        .interfaces = aarch64_machine_interfaces,
     },
 };
 

@@ -19,7 +19,7 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qemu/units.h"
-#include "exec/address-spaces.h"
+#include "system/address-spaces.h"
 #include "hw/arm/bsa.h"
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
@@ -578,7 +578,7 @@ static const Property rcar_gen3_properties[] = {
     DEFINE_PROP_BOOL("x-sdhi-timing", RCarGen3State, sdhi_timing, false),
 };
 
-static void rcar_gen3_class_init(ObjectClass *oc, void *data)
+static void rcar_gen3_class_init(ObjectClass *oc, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
 
@@ -604,7 +604,7 @@ static void rcar_gen3_class_init(ObjectClass *oc, void *data)
 #define RCAR_GEN3_CNTFRQ(hz) \
     (NANOSECONDS_PER_SECOND / ((NANOSECONDS_PER_SECOND + (hz) / 2) / (hz)))
 
-static void r8a77951_class_init(ObjectClass *oc, void *data)
+static void r8a77951_class_init(ObjectClass *oc, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
@@ -627,7 +627,7 @@ static void r8a77951_class_init(ObjectClass *oc, void *data)
     RCAR_GEN3_SET_DEVS(sc, r8a77951);
 }
 
-static void r8a77965_class_init(ObjectClass *oc, void *data)
+static void r8a77965_class_init(ObjectClass *oc, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
@@ -646,7 +646,7 @@ static void r8a77965_class_init(ObjectClass *oc, void *data)
     RCAR_GEN3_SET_DEVS(sc, r8a77965);
 }
 
-static void r8a77990_class_init(ObjectClass *oc, void *data)
+static void r8a77990_class_init(ObjectClass *oc, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);

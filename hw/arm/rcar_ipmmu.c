@@ -191,7 +191,7 @@ static void rcar_ipmmu_walk(RCarIPMMUState *root, const RCarIPMMUContext *ctx,
         uint64_t pte;
 
         w->level = level;
-        pte = address_space_ldq_le(&root->downstream_as, pte_addr,
+        pte = address_space_ldq_le(root->downstream_as, pte_addr,
                                    MEMTXATTRS_UNSPECIFIED, &res);
         if (res != MEMTX_OK) {
             w->fault = R_IMSTR_ABORT_MASK;
@@ -326,8 +326,10 @@ static IOMMUTLBEntry rcar_ipmmu_translate(IOMMUMemoryRegion *mr, hwaddr addr,
     RCarIPMMUState *root = rcar_ipmmu_root(s);
     uint32_t imuctr = s->imuctr[u->index];
     unsigned ctx = FIELD_EX32(imuctr, IMUCTR, TTSEL);
+    /* Only read and write matter here; newer flags (PRIV, EXEC...) do not */
+    IOMMUAccessFlags access = flag & IOMMU_RW;
     IOMMUTLBEntry entry = {
-        .target_as = &s->downstream_as,
+        .target_as = s->downstream_as,
         .iova = addr & ~PT_PAGE_MASK,
         .translated_addr = addr & ~PT_PAGE_MASK,
         .addr_mask = PT_PAGE_MASK,
@@ -361,12 +363,12 @@ static IOMMUTLBEntry rcar_ipmmu_translate(IOMMUMemoryRegion *mr, hwaddr addr,
         s->stat_tlb_hits++;
         w = (RCarIPMMUWalk) {
             .pa = hit->pa, .mask = hit->mask, .perm = hit->perm,
-            .fault = (flag & IOMMU_WO) && hit->perm == IOMMU_RO ?
+            .fault = (access & IOMMU_WO) && hit->perm == IOMMU_RO ?
                      R_IMSTR_PF_MASK : 0,
             .level = PT_LAST_LEVEL,
         };
     } else {
-        rcar_ipmmu_walk(root, &root->ctx[ctx], addr, flag & IOMMU_WO, &w);
+        rcar_ipmmu_walk(root, &root->ctx[ctx], addr, access & IOMMU_WO, &w);
         if (!w.fault || w.fault == R_IMSTR_PF_MASK) {
             rcar_ipmmu_tlb_insert(s, ctx, addr, &w);
         }
@@ -375,7 +377,7 @@ static IOMMUTLBEntry rcar_ipmmu_translate(IOMMUMemoryRegion *mr, hwaddr addr,
                                w.fault ? 0 : w.perm, !!hit);
     if (w.fault) {
         /* Look-ups that are not accesses (IOMMU_NONE) leave no trace */
-        if (flag != IOMMU_NONE) {
+        if (access != IOMMU_NONE) {
             rcar_ipmmu_record_fault(s, u->index, ctx, addr, &w);
         }
         return entry;
@@ -619,7 +621,7 @@ static void rcar_ipmmu_write(void *opaque, hwaddr offset, uint64_t value,
     }
 }
 
-/* Linux uses 32-bit accesses only (ioread32/iowrite32, :177-186) */
+/* Linux uses 32-bit accesses only (ipmmu_read(), ipmmu_write()) */
 static const MemoryRegionOps rcar_ipmmu_ops = {
     .read = rcar_ipmmu_read,
     .write = rcar_ipmmu_write,
@@ -690,7 +692,8 @@ static void rcar_ipmmu_realize(DeviceState *dev, Error **errp)
     }
     s->name = g_strdup(object_get_canonical_path_component(obj) ?:
                        TYPE_RCAR_IPMMU);
-    address_space_init(&s->downstream_as, s->downstream, s->name);
+    s->downstream_as = g_new0(AddressSpace, 1);
+    address_space_init(s->downstream_as, s->downstream, s->name);
     for (unsigned u = 0; u < RCAR_IPMMU_NUM_UTLBS; u++) {
         g_autofree char *name = g_strdup_printf("%s-utlb%u", s->name, u);
 
@@ -713,7 +716,8 @@ static void rcar_ipmmu_unrealize(DeviceState *dev)
     if (s->main) {
         QLIST_REMOVE(s, cache_next);
     }
-    address_space_destroy(&s->downstream_as);
+    address_space_destroy_free(s->downstream_as);
+    s->downstream_as = NULL;
     g_free(s->name);
 }
 
@@ -786,7 +790,7 @@ static const Property rcar_ipmmu_properties[] = {
                      TYPE_MEMORY_REGION, MemoryRegion *),
 };
 
-static void rcar_ipmmu_class_init(ObjectClass *klass, void *data)
+static void rcar_ipmmu_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
@@ -802,7 +806,7 @@ static void rcar_ipmmu_class_init(ObjectClass *klass, void *data)
 }
 
 static void rcar_ipmmu_memory_region_class_init(ObjectClass *klass,
-                                                void *data)
+                                                const void *data)
 {
     IOMMUMemoryRegionClass *imrc = IOMMU_MEMORY_REGION_CLASS(klass);
 

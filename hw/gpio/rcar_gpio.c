@@ -302,7 +302,7 @@ static const Property rcar_gpio_properties[] = {
     DEFINE_PROP_UINT32("num-pins", RCarGPIOState, num_pins, 32),
 };
 
-static void rcar_gpio_class_init(ObjectClass *klass, void *data)
+static void rcar_gpio_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);

@@ -420,7 +420,7 @@ static const VMStateDescription vmstate_rcar_i2c = {
     }
 };
 
-static void rcar_i2c_class_init(ObjectClass *klass, void *data)
+static void rcar_i2c_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);

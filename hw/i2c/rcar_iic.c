@@ -482,7 +482,7 @@ static const VMStateDescription vmstate_rcar_iic = {
     }
 };
 
-static void rcar_iic_class_init(ObjectClass *klass, void *data)
+static void rcar_iic_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);

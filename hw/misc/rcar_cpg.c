@@ -340,7 +340,7 @@ static const VMStateDescription vmstate_rcar_cpg = {
     }
 };
 
-static void rcar_cpg_class_init(ObjectClass *klass, void *data)
+static void rcar_cpg_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
@@ -353,7 +353,7 @@ static void rcar_cpg_class_init(ObjectClass *klass, void *data)
     dc->user_creatable = false;
 }
 
-static void rcar_cpg_r8a77951_class_init(ObjectClass *klass, void *data)
+static void rcar_cpg_r8a77951_class_init(ObjectClass *klass, const void *data)
 {
     RCarCPGClass *c = RCAR_CPG_CLASS(klass);
 
@@ -362,7 +362,7 @@ static void rcar_cpg_r8a77951_class_init(ObjectClass *klass, void *data)
     QEMU_BUILD_BUG_ON(ARRAY_SIZE(r8a77951_cpg_regs) > RCAR_CPG_MAX_CLK_REGS);
 }
 
-static void rcar_cpg_r8a77965_class_init(ObjectClass *klass, void *data)
+static void rcar_cpg_r8a77965_class_init(ObjectClass *klass, const void *data)
 {
     RCarCPGClass *c = RCAR_CPG_CLASS(klass);
 
@@ -371,7 +371,7 @@ static void rcar_cpg_r8a77965_class_init(ObjectClass *klass, void *data)
     QEMU_BUILD_BUG_ON(ARRAY_SIZE(r8a77965_cpg_regs) > RCAR_CPG_MAX_CLK_REGS);
 }
 
-static void rcar_cpg_r8a77990_class_init(ObjectClass *klass, void *data)
+static void rcar_cpg_r8a77990_class_init(ObjectClass *klass, const void *data)
 {
     RCarCPGClass *c = RCAR_CPG_CLASS(klass);
 

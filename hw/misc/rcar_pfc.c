@@ -110,7 +110,7 @@ static const VMStateDescription vmstate_rcar_pfc = {
     }
 };
 
-static void rcar_pfc_class_init(ObjectClass *klass, void *data)
+static void rcar_pfc_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
@@ -128,7 +128,7 @@ static void rcar_pfc_class_init(ObjectClass *klass, void *data)
  * and GP4_0-17 (bits 12-29), r8a77951_pin_to_pocctrl() and
  * r8a77965_pin_to_pocctrl()
  */
-static void rcar_pfc_r8a77951_class_init(ObjectClass *klass, void *data)
+static void rcar_pfc_r8a77951_class_init(ObjectClass *klass, const void *data)
 {
     RCarPfcClass *pc = RCAR_PFC_CLASS(klass);
 
@@ -140,7 +140,7 @@ static void rcar_pfc_r8a77951_class_init(ObjectClass *klass, void *data)
  * E3: 0x508 bytes (r8a77990.dtsi); SD0/SD1 are GP3_0-11 (bits 0-11) and
  * SD3 GP4_0-10 (bits 19-29), r8a77990_pin_to_pocctrl()
  */
-static void rcar_pfc_r8a77990_class_init(ObjectClass *klass, void *data)
+static void rcar_pfc_r8a77990_class_init(ObjectClass *klass, const void *data)
 {
     RCarPfcClass *pc = RCAR_PFC_CLASS(klass);
 

@@ -83,7 +83,7 @@ static const Property rcar_prr_properties[] = {
     DEFINE_PROP_UINT8("cut", RCarPrrState, cut, 0x20),
 };
 
-static void rcar_prr_class_init(ObjectClass *klass, void *data)
+static void rcar_prr_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
 

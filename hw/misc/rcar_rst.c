@@ -117,7 +117,7 @@ static const Property rcar_rst_properties[] = {
     DEFINE_PROP_UINT32("modemr", RCarRstState, modemr, 0),
 };
 
-static void rcar_rst_class_init(ObjectClass *klass, void *data)
+static void rcar_rst_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);

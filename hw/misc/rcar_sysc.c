@@ -267,7 +267,7 @@ static const VMStateDescription vmstate_rcar_sysc = {
     }
 };
 
-static void rcar_sysc_class_init(ObjectClass *klass, void *data)
+static void rcar_sysc_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
@@ -279,7 +279,7 @@ static void rcar_sysc_class_init(ObjectClass *klass, void *data)
     dc->user_creatable = false;
 }
 
-static void rcar_sysc_r8a77951_class_init(ObjectClass *klass, void *data)
+static void rcar_sysc_r8a77951_class_init(ObjectClass *klass, const void *data)
 {
     RCarSyscClass *c = RCAR_SYSC_CLASS(klass);
 
@@ -287,7 +287,7 @@ static void rcar_sysc_r8a77951_class_init(ObjectClass *klass, void *data)
     c->num_areas = ARRAY_SIZE(r8a77951_areas);
 }
 
-static void rcar_sysc_r8a77965_class_init(ObjectClass *klass, void *data)
+static void rcar_sysc_r8a77965_class_init(ObjectClass *klass, const void *data)
 {
     RCarSyscClass *c = RCAR_SYSC_CLASS(klass);
 
@@ -295,7 +295,7 @@ static void rcar_sysc_r8a77965_class_init(ObjectClass *klass, void *data)
     c->num_areas = ARRAY_SIZE(r8a77965_areas);
 }
 
-static void rcar_sysc_r8a77990_class_init(ObjectClass *klass, void *data)
+static void rcar_sysc_r8a77990_class_init(ObjectClass *klass, const void *data)
 {
     RCarSyscClass *c = RCAR_SYSC_CLASS(klass);
 

@@ -499,7 +499,7 @@ static bool sdhi_scc_sample_read(RenesasSDHIState *s)
 
 /* Store a response as the TMIO core presents it (tmio_mmc_cmd_irq()) */
 static void sdhi_store_response(RenesasSDHIState *s, const uint8_t *r,
-                                int rlen)
+                                size_t rlen)
 {
     uint32_t words[4] = { 0 };
 
@@ -523,7 +523,7 @@ static void sdhi_send_auto_cmd12(RenesasSDHIState *s)
 {
     SDRequest req = { .cmd = MMC_STOP_TRANSMISSION, .arg = 0 };
     uint8_t r[16];
-    int rlen = sdbus_do_command(&s->sdbus, &req, r);
+    size_t rlen = sdbus_do_command(&s->sdbus, &req, r, sizeof(r));
     uint32_t rsp = rlen == 4 ? ldl_be_p(r) : 0;
 
     s->rsp[0] = rsp;
@@ -685,7 +685,7 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
     };
     unsigned rsp_type = FIELD_EX16(cmd, SD_CMD, RSP);
     uint8_t r[16];
-    int rlen;
+    size_t rlen;
 
     if (sdhi_busy(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while the %s data "
@@ -713,7 +713,7 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
     s->sd_cmd = cmd;
     s->stat_commands++;
     trace_renesas_sdhi_command(req.cmd, req.arg, cmd);
-    rlen = sdbus_do_command(&s->sdbus, &req, r);
+    rlen = sdbus_do_command(&s->sdbus, &req, r, sizeof(r));
 
     if (rlen == 0 && rsp_type != SD_CMD_RSP_NONE) {
         /* No card, or a command the card does not accept in its state */
@@ -724,7 +724,7 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
     }
     if (rsp_type == SD_CMD_RSP_R2 && rlen != 16) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u asks for a 136-bit response "
-                      "but the card gave %d bytes\n", __func__, req.cmd, rlen);
+                      "but the card gave %zu bytes\n", __func__, req.cmd, rlen);
     }
     sdhi_store_response(s, r, rlen);
     trace_renesas_sdhi_response(req.cmd, rlen,
@@ -859,14 +859,14 @@ static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
 
     *moved = 0;
     RCU_READ_LOCK_GUARD();
-    xlt = address_space_get_iotlb_entry(&s->dma_as, addr, to_memory, attrs);
+    xlt = address_space_get_iotlb_entry(s->dma_as, addr, to_memory, attrs);
     if (!(xlt.perm & (to_memory ? IOMMU_WO : IOMMU_RO))) {
         return MEMTX_DECODE_ERROR;      /* an IOMMU fault, or a hole */
     }
     pa = xlt.translated_addr | (addr & xlt.addr_mask);
     left = xlt.addr_mask - (addr & xlt.addr_mask);  /* bytes after addr */
     plen = left < len - 1 ? left + 1 : len;
-    if (xlt.target_as == &s->dma_as) {
+    if (xlt.target_as == s->dma_as) {
         plen = len;     /* no IOMMU: as far as the memory region reaches */
     }
 
@@ -1865,7 +1865,8 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
     if (!sdhi_check_bad_taps(s, s->bad_taps, errp)) {
         return;
     }
-    address_space_init(&s->dma_as, s->dma_mr, "renesas-sdhi-dma");
+    s->dma_as = g_new0(AddressSpace, 1);
+    address_space_init(s->dma_as, s->dma_mr, "renesas-sdhi-dma");
     s->dma_buf = g_malloc(DMA_CHUNK_BYTES);
 
     /* "sdhi2.sd-bus" for the child "sdhi2": -device sd-card,bus=... */
@@ -1884,7 +1885,8 @@ static void renesas_sdhi_unrealize(DeviceState *dev)
         bdrv_drain_all();
     }
     assert(!s->card_io_pending);
-    address_space_destroy(&s->dma_as);
+    address_space_destroy_free(s->dma_as);
+    s->dma_as = NULL;
     g_free(s->dma_buf);
 }
 
@@ -2085,7 +2087,7 @@ static const Property renesas_sdhi_properties[] = {
                        200000000),
 };
 
-static void renesas_sdhi_class_init(ObjectClass *klass, void *data)
+static void renesas_sdhi_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
@@ -2101,7 +2103,7 @@ static void renesas_sdhi_class_init(ObjectClass *klass, void *data)
     dc->user_creatable = false;
 }
 
-static void renesas_sdhi_bus_class_init(ObjectClass *klass, void *data)
+static void renesas_sdhi_bus_class_init(ObjectClass *klass, const void *data)
 {
     SDBusClass *sbc = SD_BUS_CLASS(klass);
 

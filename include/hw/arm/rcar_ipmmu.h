@@ -8,7 +8,7 @@
 #ifndef HW_ARM_RCAR_IPMMU_H
 #define HW_ARM_RCAR_IPMMU_H
 
-#include "exec/memory.h"
+#include "system/memory.h"
 #include "hw/sysbus.h"
 #include "qemu/queue.h"
 #include "qom/object.h"
@@ -62,7 +62,8 @@ struct RCarIPMMUState {
 
     MemoryRegion iomem;
     qemu_irq irq;
-    AddressSpace downstream_as;
+    /* On the heap: address_space_destroy_free() frees it after RCU */
+    AddressSpace *downstream_as;
     RCarIPMMUuTLB utlb[RCAR_IPMMU_NUM_UTLBS];
     RCarIPMMUTLBEntry tlb[RCAR_IPMMU_TLB_ENTRIES];
     /* On the main instance: the cache instances that use its contexts */

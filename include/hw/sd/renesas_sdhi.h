@@ -12,7 +12,7 @@
 #include "hw/sysbus.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
-#include "exec/memory.h"
+#include "system/memory.h"
 
 #define TYPE_RENESAS_SDHI "renesas-sdhi"
 OBJECT_DECLARE_SIMPLE_TYPE(RenesasSDHIState, RENESAS_SDHI)
@@ -39,7 +39,8 @@ struct RenesasSDHIState {
 
     SDBus sdbus;
     MemoryRegion iomem;
-    AddressSpace dma_as;
+    /* On the heap: address_space_destroy_free() frees it after RCU */
+    AddressSpace *dma_as;
     qemu_irq irq;
     /* The card's switches, for a board that wires them to GPIOs */
     qemu_irq card_detect;       /* high: a card with its medium is in */

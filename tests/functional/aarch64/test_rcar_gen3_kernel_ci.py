@@ -2,16 +2,16 @@
 #
 # The R-Car Gen3 boards with the command line that kernel CI passes: the
 # options of LAVA's qemu device type (the defconfig kernel that kernel CI
-# builds is test_aarch64_rcar_gen3_defconfig.py's).
+# builds is test_rcar_gen3_defconfig.py's).
 #
-# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import subprocess
 
 from qemu_test import LinuxKernelTest
-from test_aarch64_rcar_gen3 import RCarGen3Base
+from test_rcar_gen3 import RCarGen3Base
 
 # What LAVA's qemu.jinja2 passes for arch arm64, with the qemu-rcar-gen3
 # device type's memory (contrib/lava/device-types/qemu-rcar-gen3.jinja2),

@@ -6,15 +6,15 @@
 # (`make check-kernel-ci`; its build takes 45 minutes on 2 cores, so plain
 # `make check` leaves it out).
 #
-# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import time
 
 from qemu_test import LinuxKernelTest
-from test_aarch64_rcar_gen3 import RCarGen3Base
-from test_aarch64_rcar_gen3_boards import RCarGen3BoardTests
+from test_rcar_gen3 import RCarGen3Base
+from test_rcar_gen3_boards import RCarGen3BoardTests
 
 
 class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
@@ -31,7 +31,7 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
     KERNEL = 'Image-defconfig'
 
     # The IPMMU is what this kernel is checked for: iommu=off is the test
-    # kernel's (test_aarch64_rcar_gen3_boards.py)
+    # kernel's (test_rcar_gen3_boards.py)
     test_generated_dt_iommu_off = None
     test_upstream_dtb_iommu_off = None
 

@@ -8,14 +8,14 @@
 # the SD/MMC hosts in an IOMMU group, the eMMC's bus mode and segments,
 # and a merged-segment O_DIRECT read and write, checked on the host.
 #
-# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import os
 
 from qemu_test import LinuxKernelTest
-from test_aarch64_rcar_gen3 import RCarGen3Base, make_image, sha256_of
+from test_rcar_gen3 import RCarGen3Base, make_image, sha256_of
 
 MiB = 1024 * 1024
 

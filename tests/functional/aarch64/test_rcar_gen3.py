@@ -637,7 +637,7 @@ class RCarGen3IPMMU(RCarGen3Base):
 
 
 class RCarGen3Emmc(RCarGen3Base):
-    """Helpers for the eMMC on SDHI2 (test_aarch64_rcar_gen3_mmc_test.py
+    """Helpers for the eMMC on SDHI2 (test_rcar_gen3_mmc_test.py
     uses them too)."""
 
     EMMC_SIZE = 256 * MiB

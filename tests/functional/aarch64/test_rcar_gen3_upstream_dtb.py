@@ -6,7 +6,7 @@
 # do: its CPG, SYSC, GPIO, card-detect and regulator users must find the
 # hardware they describe, and the boot must be as clean as on the board.
 #
-# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
@@ -14,7 +14,7 @@ import os
 import time
 
 from qemu_test import LinuxKernelTest
-from test_aarch64_rcar_gen3 import RCarGen3Base, make_image, sha256_of
+from test_rcar_gen3 import RCarGen3Base, make_image, sha256_of
 
 MiB = 1024 * 1024
 

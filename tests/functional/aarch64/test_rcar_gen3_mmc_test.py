@@ -5,14 +5,14 @@
 # boot tests because it runs for about 6 minutes: its performance cases
 # move data for seconds at each transfer size.
 #
-# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_aarch64_rcar_gen3.py.
+# RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import os
 
 from qemu_test import LinuxKernelTest
-from test_aarch64_rcar_gen3 import RCarGen3Emmc
+from test_rcar_gen3 import RCarGen3Emmc
 
 
 class RCarGen3MmcTest(RCarGen3Emmc):
