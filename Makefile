@@ -12,6 +12,9 @@
 #   make fuzz     fuzz the SDHI, DMAC, SCC and IPMMU over qtest on the
 #                 ASan + UBSan build for FUZZ_SECONDS (600); reproducers in
 #                 build/fuzz/
+#   make check-series   apply the exported series (make export-patches) to
+#                 the pristine QEMU tree with git am and build after every
+#                 patch (slow; not part of make check)
 #
 # MACHINE= picks the board of make run and make shell:
 # r8a77951-salvator-xs (R-Car H3, the default), r8a77965-salvator-xs
@@ -34,7 +37,7 @@ FUZZ_SECONDS ?= 600
 MACHINE ?= r8a77951-salvator-xs
 export MACHINE
 
-.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell check check-kernel-ci bench fuzz export-patches clean
+.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell check check-kernel-ci bench fuzz export-patches check-series clean
 
 all: qemu guest
 
@@ -88,6 +91,11 @@ fuzz: deps
 
 export-patches: deps
 	@scripts/export-patches.sh
+
+# The exported series applied with git am to the pristine QEMU tree and
+# built after every patch: it is bisectable (slow, not part of make check)
+check-series: deps
+	@scripts/check-series.sh
 
 clean:
 	rm -rf build/qemu-build build/qemu-build-san build/qemu-src build/patches

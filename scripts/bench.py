@@ -39,6 +39,7 @@ import argparse
 import csv
 import json
 import os
+import sys
 import time
 
 from guestvm import (BOARDS, add_qemu_arguments, prepare,
@@ -149,6 +150,7 @@ class Row:
         self.results = {}
         self.kernel_version = ''
         self.skipped = None
+        self.error = None       # why the row stopped before its end
 
 
 def make_disk(path):
@@ -629,6 +631,9 @@ def write_markdown(path, all_rows, args):
             lines.append(f'| {row.label} | - | skipped: {row.skipped} '
                          '| | | | | | | |')
             continue
+        if row.error:
+            lines.append(f'| {row.label} | - | stopped before its end: '
+                         f'{row.error} | | | | | | | |')
         for name in WORKLOADS[:-1]:
             fig = figures(row, name)
             if fig is None:
@@ -775,6 +780,7 @@ def main():
         for row in all_rows:
             row.results = data.get(row.name, {}).get('results', {})
             row.kernel_version = data.get(row.name, {}).get('kernel', '')
+            row.error = data.get(row.name, {}).get('error')
         if args.report_only:
             run = data.get(RUN_KEY, {'host': 'host not recorded',
                                      'elapsed': 0.0, 'date': '?'})
@@ -788,10 +794,17 @@ def main():
             continue
         print(f'{row.name}: booting', flush=True)
         row.results = {}
-        run_row(args, row)
+        try:
+            run_row(args, row)
+        except (Exception, SystemExit) as e:  # pylint: disable=broad-except
+            # Keep what the row measured before it failed (a guest gone
+            # before QMP's quit, a timeout); the report says it stopped
+            row.error = f'{type(e).__name__}: {e}'.strip()
+            print(f'{row.name}: stopped: {row.error}', flush=True)
         run['elapsed'] = time.monotonic() - started
         with open(saved, 'w') as f:
-            data = {r.name: {'results': r.results, 'kernel': r.kernel_version}
+            data = {r.name: {'results': r.results, 'kernel': r.kernel_version,
+                             **({'error': r.error} if r.error else {})}
                     for r in all_rows}
             data[RUN_KEY] = run
             json.dump(data, f, indent=1)
@@ -802,6 +815,10 @@ def main():
                            args)
     write_plot(os.path.join(args.workdir, 'report.png'), all_rows)
     print('\n'.join(lines))
+    failed = [r.name for r in all_rows if r.error]
+    if failed:
+        sys.exit('bench: rows stopped before their end (their figures so '
+                 'far are in the report): ' + ', '.join(failed))
 
 
 if __name__ == '__main__':

@@ -36,7 +36,11 @@ while IFS= read -r line; do
     patch=${line%%:*}
     read -r -a files <<< "${line#*:}"
     [ -f "$TOP/patches/qemu/$patch" ] || die "series names a missing patch: $patch"
-    git -C "$work" am -q --committer-date-is-author-date "$TOP/patches/qemu/$patch" ||
+    # The exporter maintains what the series adds to MAINTAINERS: the
+    # placeholder goes from the M: line, and from the context lines that
+    # later patches carry of it
+    sed "s|^\([ +-]\)M: $PLACEHOLDER\$|\1M: $me|" "$TOP/patches/qemu/$patch" |
+        git -C "$work" am -q --committer-date-is-author-date ||
         die "$patch does not apply to $PRISTINE"
     for f in "${files[@]}"; do
         [ -f "$TOP/$f" ] || die "series names a missing file: $f"

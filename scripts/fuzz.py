@@ -44,6 +44,11 @@ RAM = 0x48000000
 PT_POOL = 0x4c000000                   # where page tables go
 CARD_SLOTS = {0: 'sd', 2: 'emmc'}
 IMG_SIZE = 4 << 20
+# The eMMC's two boot partitions (emmc.boot-partition-size), and its image:
+# sd_realize() wants the user area, what is left after the boot
+# partitions, to be a power of 2 up to 2 GiB
+EMMC_BOOT_PART = 1024 * 1024
+EMMC_IMG_SIZE = 2 * IMG_SIZE + 2 * EMMC_BOOT_PART
 
 # 16-bit SD core registers (offset, interesting values)
 SD_REGS = {
@@ -414,7 +419,7 @@ def qemu_args(qemu, sd_img, emmc_img, timing=False):
             '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
             '-display', 'none',
             '-serial', 'none', '-monitor', 'none', '-seed', '1',
-            '-global', 'emmc.boot-partition-size=1048576',
+            '-global', f'emmc.boot-partition-size={EMMC_BOOT_PART}',
             '-drive', f'if=sd,index=0,file={sd_img},format=raw',
             '-drive', f'if=sd,index=2,file={emmc_img},format=raw',
             '-device', 'at24c-eeprom,bus=i2c2,address=0x50,rom-size=256',
@@ -502,7 +507,7 @@ def main():
     sd_img = os.path.join(work, 'sd.img')
     emmc_img = os.path.join(work, 'emmc.img')
     make_image(sd_img, IMG_SIZE)
-    make_image(emmc_img, 2 * IMG_SIZE)
+    make_image(emmc_img, EMMC_IMG_SIZE)
     args = qemu_args(a.qemu, sd_img, emmc_img, timing=a.timing)
     # Every other run with the SD/MMC hosts' timing mode on
     timed_args = qemu_args(a.qemu, sd_img, emmc_img, timing=True)
@@ -542,7 +547,7 @@ def main():
         run_seed = seed + runs
         # each run starts from fresh images
         make_image(sd_img, IMG_SIZE)
-        make_image(emmc_img, 2 * IMG_SIZE)
+        make_image(emmc_img, EMMC_IMG_SIZE)
         run_args = timed_args if runs % 2 else args
         done, finding, cmds = run_one(run_args, ops, run_seed, 500,
                                       a.hang_timeout, work, rca)

@@ -17,7 +17,7 @@ OVERLAY_DIRS=(hw include tests/qtest tests/functional docs configs)
 # The QEMU we build: Debian's `qemu` source package of this version, from
 # this suite.  10.2.2 is the newest QEMU source the archive serves here
 # (unstable's 11.1.x sources are listed but answer 404).  Moving on is a
-# version bump here plus what docs/devel/rcar-gen3-qemu-versions.rst lists.
+# version bump here plus what QEMU-VERSIONS.md lists.
 QEMU_DEBIAN_SUITE=unstable
 QEMU_DEBIAN_VERSION=1:10.2.2+ds-1
 QEMU_SERIES=10.2                # the QEMU release our patches are made for
@@ -28,7 +28,7 @@ check_qemu_version() {
     version=$(cat "$tree/VERSION" 2>/dev/null) || die "$tree has no VERSION file: not a QEMU source tree"
     case $version in
         "$QEMU_SERIES".*) ;;
-        *) die "$tree is QEMU $version; the series in patches/qemu/ is made for QEMU $QEMU_SERIES.x (see docs/devel/rcar-gen3-qemu-versions.rst)" ;;
+        *) die "$tree is QEMU $version; the series in patches/qemu/ is made for QEMU $QEMU_SERIES.x (see QEMU-VERSIONS.md)" ;;
     esac
 }
 
@@ -44,7 +44,7 @@ fetch_debian_qemu() {
     log "fetching Debian's qemu $QEMU_DEBIAN_VERSION source package ($QEMU_DEBIAN_SUITE, about 40 MB)"
     rm -rf "$srcdir"; mkdir -p "$srcdir"
     (cd "$srcdir" && apt_private "$QEMU_DEBIAN_SUITE" apt-get -q source "qemu=$QEMU_DEBIAN_VERSION" >&2) ||
-        die "apt-get source qemu=$QEMU_DEBIAN_VERSION failed: Debian $QEMU_DEBIAN_SUITE no longer serves it? Pick a version that 'apt-cache showsrc qemu' lists and that downloads, and port the series (docs/devel/rcar-gen3-qemu-versions.rst)"
+        die "apt-get source qemu=$QEMU_DEBIAN_VERSION failed: Debian $QEMU_DEBIAN_SUITE no longer serves it? Pick a version that 'apt-cache showsrc qemu' lists and that downloads, and port the series (QEMU-VERSIONS.md)"
     [ -d "$tree" ] || die "apt-get source qemu=$QEMU_DEBIAN_VERSION did not unpack $tree"
     check_qemu_version "$tree"
     touch "$tree/.rcar-unpacked"

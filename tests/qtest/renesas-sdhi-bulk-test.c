@@ -1,6 +1,6 @@
 /*
- * QEMU's SD card model moves whole blocks in bulk (sd_read_data() and
- * sd_write_data() in hw/sd/sd.c); its byte-wise path, kept behind
+ * QEMU's SD card model moves whole blocks in bulk (sd_read_blocks() and
+ * sd_write_blocks() in hw/sd/sd.c); its byte-wise path, kept behind
  * x-bulk-data=off, is the reference.  Each case here runs the same
  * transfer through the R-Car Gen3 SDHI on both paths, and the two runs
  * must leave the same host registers, the same card status, the same

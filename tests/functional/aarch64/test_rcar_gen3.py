@@ -648,12 +648,18 @@ class RCarGen3Emmc(RCarGen3Base):
     SD2_POC = 0x0007ff00        # GP3_8-11, GP4_0-6 (pfc-r8a77951.c)
     SCC_TAPS = 8
 
-    def boot_emmc(self, machine_opts='', extra_args=(), smp=2):
+    def boot_emmc(self, machine_opts='', extra_args=(), smp=2, card=None):
+        """Boot with the eMMC image on SDHI2: the board's card (-drive
+        if=sd), or @card, the options of a -device emmc of its own."""
         self.emmc = os.path.join(self.workdir, 'emmc.img')
         make_image(self.emmc, self.EMMC_SIZE, self.IO_SIZE, 5)
-        self.boot(smp, machine_opts=machine_opts, extra_args=(
-            '-drive', f'if=sd,index=2,file={self.emmc},format=raw',
-            *extra_args))
+        if card is None:
+            drive = ('-drive', f'if=sd,index=2,file={self.emmc},format=raw')
+        else:
+            drive = ('-drive', f'if=none,id=emmc0,file={self.emmc},format=raw',
+                     '-device', f'emmc,drive=emmc0,bus=sdhi2.sd-bus{card}')
+        self.boot(smp, machine_opts=machine_opts,
+                  extra_args=(*drive, *extra_args))
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
 
     def ios(self, field, name):
@@ -716,6 +722,13 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         self.check_guest_value('dmesg | grep -c "sh-pfc e6060000.pinctrl: '
                                'r8a77951_pfc support registered"', 'PFC', 1)
         self.assertEqual(self.read_phys(self.POCCTRL0) & self.SD2_POC, 0)
+        self.io_and_power_off()
+
+    def test_hs400_device_emmc(self):
+        """QEMU's user-creatable eMMC with -device on SDHI2's bus, its
+        hs400 property on: the same HS400 card as the board's own."""
+        self.boot_emmc(card=',hs400=on')
+        self.check_mode('HS400', '10 (mmc HS400)', 200000000)
         self.io_and_power_off()
 
     def test_hs200(self):
