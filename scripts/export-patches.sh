@@ -24,7 +24,7 @@ PLACEHOLDER="R-Car Gen3 QEMU <rcar-gen3@localhost>"
 log "importing the pristine QEMU source into a scratch git repository"
 rm -rf "$work" "$out"; mkdir -p "$work" "$out"
 rsync -a --exclude=.git --exclude=/build --exclude=.rcar-unpacked "$PRISTINE"/ "$work"/
-git -C "$work" init -q
+git -C "$work" init -q -b master
 git -C "$work" add -A
 git -C "$work" -c user.name=pristine -c user.email=pristine@localhost \
     commit -q -m "pristine $(basename "$PRISTINE")"
@@ -65,6 +65,10 @@ for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional doc
         die "$f is not assigned to a patch in patches/qemu/series"
 done
 
-git -C "$work" format-patch -q --cover-letter --zero-commit -o "$out" "$base"
+# The cover letter's subject and blurb: patches/qemu/cover-letter.txt,
+# as the branch description that format-patch takes them from
+git -C "$work" config branch.master.description "$(cat "$TOP/patches/qemu/cover-letter.txt")"
+git -C "$work" format-patch -q --cover-letter --cover-from-description=subject \
+    --zero-commit -o "$out" "$base"
 log "$(ls "$out" | wc -l) files in $out"
 ls "$out"
