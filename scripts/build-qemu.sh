@@ -14,11 +14,7 @@ if [ "${SANITIZE:-0}" = 1 ]; then
            --with-devices-aarch64=rcar-gen3)
 fi
 
-# -net user / -nic user, as kernel CI passes them: libslirp (libslirp-dev)
-options=(--target-list=aarch64-softmmu --python=/usr/bin/python3
-         --without-default-features --enable-fdt=system --enable-slirp
-         --disable-docs --disable-user --disable-install-blobs
-         --enable-tcg --disable-werror "${extra[@]}")
+options=("${QEMU_CONFIGURE_OPTIONS[@]}" "${extra[@]}")
 # Configured again when the options change (a build directory of an older
 # checkout); ninja then rebuilds only what they touch.
 stamp=$QEMU_BUILD/.configure-options

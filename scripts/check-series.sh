@@ -35,12 +35,8 @@ git -C "$tree" add -A
 git -C "$tree" -c user.name=pristine -c user.email=pristine@localhost commit -q -m pristine
 
 # The options of scripts/build-qemu.sh: the same binary, built in steps
-options=(--target-list=aarch64-softmmu --python=/usr/bin/python3
-         --without-default-features --enable-fdt=system --enable-slirp
-         --disable-docs --disable-user --disable-install-blobs
-         --enable-tcg --disable-werror)
 mkdir -p "$bld"
-(cd "$bld" && "$tree/configure" "${options[@]}" >"$work/configure.log" 2>&1) ||
+(cd "$bld" && "$tree/configure" "${QEMU_CONFIGURE_OPTIONS[@]}" >"$work/configure.log" 2>&1) ||
     die "configure failed on the pristine tree: $work/configure.log"
 
 build_step() {

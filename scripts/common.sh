@@ -27,6 +27,15 @@ QEMU=$QEMU_BUILD/qemu-system-aarch64
 # Downloads and built kernels that a fresh clone may reuse (never required)
 CACHE=${RCAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rcar-gen3-qemu}
 
+# QEMU's configure options, shared by build-qemu.sh and check-series.sh:
+# aarch64 only, -net user through libslirp (as kernel CI passes it), and
+# --disable-werror for QEMU's own files (ours are checked apart,
+# scripts/werror-check.py)
+QEMU_CONFIGURE_OPTIONS=(--target-list=aarch64-softmmu --python=/usr/bin/python3
+         --without-default-features --enable-fdt=system --enable-slirp
+         --disable-docs --disable-user --disable-install-blobs
+         --enable-tcg --disable-werror)
+
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
