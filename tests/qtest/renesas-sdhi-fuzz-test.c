@@ -411,6 +411,155 @@ static void test_block_length_zero(void)
     qtest_quit(qts);
 }
 
+/*
+ * A standard-capacity card takes byte addresses for ERASE_WR_BLK_START
+ * and END, each naming the block that holds it.  An end address in the
+ * last block erased 512 bytes from that byte, past the end of the card
+ * (a host write error), and a start address inside a block left the
+ * first bytes of the block.
+ */
+static void test_erase_unaligned_byte_addresses(void)
+{
+    char img[] = "/tmp/qtest-sdhi-erase-XXXXXX";
+    const uint32_t first = IMG_SIZE / BLKSZ - 4;
+    uint8_t data[4 * BLKSZ], erased[4 * BLKSZ], before[BLKSZ], after[BLKSZ];
+    g_autofree char *opts = NULL;
+    QTestState *qts;
+    uint16_t rca;
+    uint32_t r1;
+
+    sdhi_make_image(img, 0x5e);
+    opts = g_strdup_printf("file=%s", img);
+    qts = boot_sd(opts);
+    rca = sdhi_sd_init_slot(qts, SD_SLOT);
+    sdhi_image_read(img, first - 1, before, BLKSZ);
+    sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 32, sdhi_card_addr(first) + 100);
+    sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 33, IMG_SIZE - 1);
+    r1 = sdhi_cmd_ok(qts, SD_SLOT, CMD_R1B | 38, 0);
+    g_assert_cmphex(r1 & (R1_OUT_OF_RANGE | R1_ERROR), ==, 0);
+    g_assert_cmphex(sdhi_card_status(qts, SD_SLOT, rca) &
+                    (R1_OUT_OF_RANGE | R1_ERROR), ==, 0);
+    qtest_quit(qts);
+
+    sdhi_image_read(img, first, data, sizeof(data));
+    sdhi_image_read(img, first - 1, after, BLKSZ);
+    unlink(img);
+    memset(erased, 0xff, sizeof(erased));
+    g_assert_cmpmem(data, sizeof(data), erased, sizeof(erased));
+    g_assert_cmpmem(before, BLKSZ, after, BLKSZ);
+}
+
+#define EXT_CSD_BUS_WIDTH   183
+#define EXT_CSD_HS_TIMING   185
+#define PART_ACCESS_BOOT1   1
+#define PART_ACCESS_RPMB    3
+#define BOOT_PART_BLOCKS    (1 * MiB / BLKSZ)
+
+static QTestState *boot_emmc(const char *globals)
+{
+    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 256M "
+                                  "%s -drive if=sd,index=%d,file=%s,"
+                                  "format=raw", globals, EMMC_SLOT, sd_img);
+
+    sdhi_emmc_init(qts);
+    return qts;
+}
+
+/* SWITCH, write byte (mmc_switch(): MMC_SWITCH_MODE_WRITE_BYTE) */
+static uint32_t emmc_switch(QTestState *qts, uint8_t index, uint8_t value)
+{
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 6,
+                3 << 24 | index << 16 | value << 8);
+    /* mmc_switch_status(): the status after the switch says how it went */
+    return sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA);
+}
+
+/*
+ * With a 1 MiB boot partition selected, a block command addresses that
+ * partition: a block past its end is an ADDRESS_ERROR, not a block of the
+ * second boot partition behind it.  The last block is in range.
+ */
+static void test_emmc_boot_partition_end(void)
+{
+    QTestState *qts = boot_emmc("-global emmc.boot-partition-size=1048576");
+    uint8_t buf[BLKSZ], expect[BLKSZ];
+    uint32_t r1;
+
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_PART_CONFIG, PART_ACCESS_BOOT1) &
+                    R1_SWITCH_ERROR, ==, 0);
+    g_assert_cmphex(sdhi_dma_transfer(qts, EMMC_SLOT, true,
+                                      BOOT_PART_BLOCKS - 1, 1, RAM_BUF, 0) &
+                    DTRANEND1, ==, DTRANEND1);
+    qtest_memread(qts, RAM_BUF, buf, BLKSZ);
+    sdhi_image_read(sd_img, BOOT_PART_BLOCKS - 1, expect, BLKSZ);
+    g_assert_cmpmem(buf, BLKSZ, expect, BLKSZ);
+
+    /* No data flag: the R1 alone tells whether the card would take data */
+    r1 = sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 24,
+                     sdhi_card_addr(BOOT_PART_BLOCKS));
+    g_assert_cmphex(r1 & R1_ADDRESS_ERROR, !=, 0);
+    r1 = sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 17,
+                     sdhi_card_addr(BOOT_PART_BLOCKS));
+    g_assert_cmphex(r1 & R1_ADDRESS_ERROR, !=, 0);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)),
+                     ==, STATE_TRAN);
+    qtest_quit(qts);
+}
+
+/*
+ * The RPMB partition moves authenticated frames only (CMD23 + CMD25 or
+ * CMD18): CMD17, CMD24 and ERASE there are illegal, where they read,
+ * wrote and erased its data without the key.
+ */
+static void test_emmc_rpmb_plain_commands(void)
+{
+    QTestState *qts = boot_emmc("-global emmc.rpmb-partition-size=2097152");
+    static const uint16_t cmds[] = { CMD_R1 | 17, CMD_R1 | 24, CMD_R1B | 38 };
+
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_PART_CONFIG, PART_ACCESS_RPMB) &
+                    R1_SWITCH_ERROR, ==, 0);
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, 0);
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, 1);
+    for (unsigned i = 0; i < ARRAY_SIZE(cmds); i++) {
+        uint32_t status;
+
+        /* An illegal command gets no response */
+        g_assert_false(sdhi_cmd(qts, EMMC_SLOT, cmds[i], 0, NULL));
+        status = sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA);
+        g_assert_cmphex(status & R1_ILLEGAL_COMMAND, !=, 0);
+        g_assert_cmpuint(R1_STATE(status), ==, STATE_TRAN);
+    }
+    qtest_quit(qts);
+}
+
+/*
+ * SWITCH_ERROR says how the last SWITCH went (mmc_switch_status()): HS200
+ * timing and the 8-bit DDR bus on upstream's v4.41 card, which
+ * offers HS26 and HS52 only, are refused; the 4-bit bus and HS timing
+ * after each are taken, and their status has no SWITCH_ERROR.  The bit
+ * used to stay set for good after the first refusal.
+ */
+static void test_emmc_switch_error_per_switch(void)
+{
+    /* -device emmc: upstream's default card, not the board's (hs400=on) */
+    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 256M "
+                                  "-drive if=none,id=emmc0,file=%s,format=raw "
+                                  "-device emmc,drive=emmc0,bus=sdhi2.sd-bus",
+                                  sd_img);
+
+    sdhi_emmc_init(qts);
+
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_HS_TIMING, 2) & R1_SWITCH_ERROR,
+                    !=, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_BUS_WIDTH, 1) & R1_SWITCH_ERROR,
+                    ==, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_BUS_WIDTH, 6) & R1_SWITCH_ERROR,
+                    !=, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_HS_TIMING, 1) & R1_SWITCH_ERROR,
+                    ==, 0);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     int fd, ret;
@@ -450,6 +599,14 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi-fuzz/io-error-write", test_io_error_write);
     qtest_add_func("/renesas-sdhi-fuzz/block-length-zero",
                    test_block_length_zero);
+    qtest_add_func("/renesas-sdhi-fuzz/erase-unaligned-byte-addresses",
+                   test_erase_unaligned_byte_addresses);
+    qtest_add_func("/renesas-sdhi-fuzz/emmc-boot-partition-end",
+                   test_emmc_boot_partition_end);
+    qtest_add_func("/renesas-sdhi-fuzz/emmc-rpmb-plain-commands",
+                   test_emmc_rpmb_plain_commands);
+    qtest_add_func("/renesas-sdhi-fuzz/emmc-switch-error-per-switch",
+                   test_emmc_switch_error_per_switch);
     ret = g_test_run();
     unlink(sd_img);
     unlink(blkdebug_conf);
