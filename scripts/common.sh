@@ -39,6 +39,22 @@ QEMU_CONFIGURE_OPTIONS=(--target-list=aarch64-softmmu --python=/usr/bin/python3
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# The part of patch $1 that changes the files listed in file $3 ($2 =
+# only), or every other file ($2 = except).  A patch of patches/qemu/ may
+# change new files of ours that an earlier patch adds (the features at the
+# tail of the series): our repository holds those files in their final
+# form, so building takes the rest of the patch only, and export-patches
+# takes the part for our files back to get what the earlier patch adds.
+patch_part() {
+    awk -v mode="$2" -v list="$3" '
+        BEGIN { while ((getline f < list) > 0) ours[f] = 1; keep = 1 }
+        /^diff --git a\// {
+            path = substr($3, 3)
+            keep = (mode == "only") == (path in ours)
+        }
+        keep { print }' "$1"
+}
+
 # Run as root, or through sudo when we are not.
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi

@@ -22,13 +22,30 @@ me="$name <$email>"
 PLACEHOLDER="R-Car Gen3 QEMU <rcar-gen3@localhost>"
 
 log "importing the pristine QEMU source into a scratch git repository"
-rm -rf "$work" "$out"; mkdir -p "$work" "$out"
+rm -rf "$work" "$out" "$BUILD/patches/ours"*; mkdir -p "$work" "$out"
 rsync -a --exclude=.git --exclude=/build --exclude=.rcar-unpacked "$PRISTINE"/ "$work"/
 git -C "$work" init -q -b master
 git -C "$work" add -A
 git -C "$work" -c user.name=pristine -c user.email=pristine@localhost \
     commit -q -m "pristine $(basename "$PRISTINE")"
 base=$(git -C "$work" rev-parse HEAD)
+
+# Our files as the patches that add them hold them: the final files, with
+# what later patches of the series change in them taken back, last patch
+# first (patch_part in common.sh)
+ours=$BUILD/patches/ours
+mkdir -p "$ours"
+(cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs configs \
+    scripts/rcar-gen3-memmap.py) > "$ours.list"
+rsync -a --files-from="$ours.list" "$TOP"/ "$ours"/
+mapfile -t in_order < <(grep -v '^#' "$series" | grep -v '^$' | cut -d: -f1)
+for ((i = ${#in_order[@]} - 1; i >= 0; i--)); do
+    p=$TOP/patches/qemu/${in_order[i]}
+    patch_part "$p" only "$ours.list" > "$ours.part"
+    grep -q '^diff --git' "$ours.part" || continue
+    patch -s -R -p1 -d "$ours" --no-backup-if-mismatch -r - < "$ours.part" ||
+        die "${in_order[i]} does not come off our files: update it to what they hold now"
+done
 
 declare -A assigned=()
 while IFS= read -r line; do
@@ -43,9 +60,9 @@ while IFS= read -r line; do
         git -C "$work" am -q --committer-date-is-author-date ||
         die "$patch does not apply to $PRISTINE"
     for f in "${files[@]}"; do
-        [ -f "$TOP/$f" ] || die "series names a missing file: $f"
+        [ -f "$ours/$f" ] || die "series names a missing file: $f"
         mkdir -p "$work/$(dirname "$f")"
-        cp "$TOP/$f" "$work/$f"
+        cp "$ours/$f" "$work/$f"
         git -C "$work" add "$f"
         assigned[$f]=1
     done
@@ -64,6 +81,12 @@ for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional doc
     [ -n "${assigned[$f]:-}" ] ||
         die "$f is not assigned to a patch in patches/qemu/series"
 done
+
+# The whole series must end with our files as they are
+while read -r f; do
+    cmp -s "$TOP/$f" "$work/$f" ||
+        die "the series leaves $f different from ours: a patch at the tail is out of date"
+done < "$ours.list"
 
 # The cover letter's subject and blurb: patches/qemu/cover-letter.txt,
 # as the branch description that format-patch takes them from

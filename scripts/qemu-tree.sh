@@ -58,13 +58,14 @@ our_files() {
         while read -r f; do [ -f "$TOP/$f" ] && echo "$f"; done
 }
 
-# Files touched by our patches (the "+++ b/path" lines).
+# QEMU's files that our patches touch (the "+++ b/path" lines), not ours
+# ($1 lists ours): the patches at the tail also change files of ours.
 patched_files() {
     local p
     for p in "$TOP"/patches/qemu/*.patch; do
         [ -f "$p" ] || continue
         sed -n 's@^+++ b/\([^[:space:]]*\).*@\1@p' "$p"
-    done | sort -u
+    done | sort -u | grep -vxF -f "$1" || true
 }
 
 # Copy $1 (a file or "absent") over $2 only when the content differs.
@@ -99,21 +100,28 @@ if [ ! -f "$QEMU_TREE/.rcar-pristine" ] || [ "$(cat "$QEMU_TREE/.rcar-pristine")
     rm -f "$QEMU_TREE/.rcar-placed"
 fi
 
+stage=$(mktemp -d); ours_list=$(mktemp)
+trap 'rm -rf "$stage" "$stage.part" "$ours_list"' EXIT
+mapfile -t ours < <(our_files)
+printf '%s\n' "${ours[@]}" > "$ours_list"
+
 # 1. Apply every patch to pristine copies of the files it touches, in a
-#    scratch directory, then install the results.
-stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
-mapfile -t touched < <(patched_files)
+#    scratch directory, then install the results.  Our files are already
+#    what the whole series makes of them: what a patch changes in them
+#    stays out.
+mapfile -t touched < <(patched_files "$ours_list")
 for f in "${touched[@]}"; do
     if [ -f "$PRISTINE/$f" ]; then mkdir -p "$stage/$(dirname "$f")"; cp "$PRISTINE/$f" "$stage/$f"; fi
 done
 for p in "$TOP"/patches/qemu/*.patch; do
     [ -f "$p" ] || continue
-    patch -s -p1 -d "$stage" --no-backup-if-mismatch -r - < "$p" ||
+    patch_part "$p" except "$ours_list" > "$stage.part"
+    grep -q '^diff --git' "$stage.part" || continue
+    patch -s -p1 -d "$stage" --no-backup-if-mismatch -r - < "$stage.part" ||
         die "patches/qemu/$(basename "$p") does not apply to $PRISTINE"
 done
 
 # 2. Our own files, which must not collide with QEMU's.
-mapfile -t ours < <(our_files)
 for f in "${ours[@]}"; do
     if [ -f "$PRISTINE/$f" ]; then
         die "$f exists in QEMU already: change it with a patch in patches/qemu/"

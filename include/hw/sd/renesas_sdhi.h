@@ -123,6 +123,11 @@ struct RenesasSDHIState {
     uint32_t scc[RENESAS_SDHI_NUM_SCC_REGS];
     uint32_t scc_dll[RENESAS_SDHI_NUM_DLL_REGS];
 
+    /* The transfer in flight, for its trace events; not migrated */
+    uint64_t cur_dma_bytes;
+    uint64_t cur_dma_runs;      /* physically contiguous runs of guest RAM */
+    uint64_t run_next;          /* RAM offset that would extend the run */
+
     /* Statistics: read-only "x-" QOM properties, not migrated */
     uint64_t stat_commands;
     uint64_t stat_dma_transfers;
@@ -132,9 +137,6 @@ struct RenesasSDHIState {
     uint64_t stat_dma_runs;
     uint64_t stat_dma_max_runs;
     uint64_t stat_dma_multi_run_transfers;
-    uint64_t cur_dma_bytes;     /* of the transfer in flight */
-    uint64_t cur_dma_runs;      /* physical runs of the transfer in flight */
-    uint64_t run_next;          /* RAM offset that would extend the run */
     uint64_t stat_tap_crc_errors;
 
     /* Properties */
