@@ -77,10 +77,10 @@ rm -f "$work/.msg"
 # Every new file of ours must be part of some patch.  (No pipe into
 # grep -q here: under pipefail, printf's SIGPIPE when grep stops early
 # made the check fail at random.)
-for f in $(cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs configs); do
+while read -r f; do
     [ -n "${assigned[$f]:-}" ] ||
         die "$f is not assigned to a patch in patches/qemu/series"
-done
+done < "$ours.list"
 
 # The whole series must end with our files as they are
 while read -r f; do

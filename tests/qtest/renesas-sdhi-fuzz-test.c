@@ -186,6 +186,31 @@ static void test_write_past_end_huge_count(void)
     run_past_end_with_huge_count(false);
 }
 
+#define EXT_CSD_BUS_WIDTH   183
+#define EXT_CSD_HS_TIMING   185
+#define PART_ACCESS_BOOT1   1
+#define PART_ACCESS_RPMB    3
+#define BOOT_PART_BLOCKS    (1 * MiB / BLKSZ)
+
+static QTestState *boot_emmc(const char *globals)
+{
+    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 256M "
+                                  "%s -drive if=sd,index=%d,file=%s,"
+                                  "format=raw", globals, EMMC_SLOT, sd_img);
+
+    sdhi_emmc_init(qts);
+    return qts;
+}
+
+/* SWITCH, write byte (mmc_switch(): MMC_SWITCH_MODE_WRITE_BYTE) */
+static uint32_t emmc_switch(QTestState *qts, uint8_t index, uint8_t value)
+{
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 6,
+                3 << 24 | index << 16 | value << 8);
+    /* mmc_switch_status(): the status after the switch says how it went */
+    return sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA);
+}
+
 /*
  * SWITCH of PARTITION_CONFIG to access 3-7 (RPMB, general purpose
  * partitions): the next block command aborted in sd_bootpart_offset().
@@ -194,19 +219,11 @@ static void test_write_past_end_huge_count(void)
  */
 static void test_emmc_partition_access(void)
 {
-    g_autofree char *img = g_strdup(sd_img);
-    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 256M "
-                                  "-global emmc.boot-partition-size=1048576 "
-                                  "-drive if=sd,index=%d,file=%s,format=raw",
-                                  EMMC_SLOT, img);
+    QTestState *qts = boot_emmc("-global emmc.boot-partition-size=1048576");
     uint8_t buf[BLKSZ], expect[BLKSZ];
 
-    sdhi_emmc_init(qts);
     for (unsigned access = 3; access < 8; access++) {
-        uint32_t arg = 3 << 24 | EXT_CSD_PART_CONFIG << 16 | access << 8;
-
-        sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 6, arg);
-        g_assert_cmphex(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA) &
+        g_assert_cmphex(emmc_switch(qts, EXT_CSD_PART_CONFIG, access) &
                         R1_SWITCH_ERROR, !=, 0);
         g_assert_cmphex(sdhi_dma_transfer(qts, EMMC_SLOT, true, 0, 1,
                                           RAM_BUF, 0) & DTRANEND1, ==,
@@ -447,31 +464,6 @@ static void test_erase_unaligned_byte_addresses(void)
     memset(erased, 0xff, sizeof(erased));
     g_assert_cmpmem(data, sizeof(data), erased, sizeof(erased));
     g_assert_cmpmem(before, BLKSZ, after, BLKSZ);
-}
-
-#define EXT_CSD_BUS_WIDTH   183
-#define EXT_CSD_HS_TIMING   185
-#define PART_ACCESS_BOOT1   1
-#define PART_ACCESS_RPMB    3
-#define BOOT_PART_BLOCKS    (1 * MiB / BLKSZ)
-
-static QTestState *boot_emmc(const char *globals)
-{
-    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 256M "
-                                  "%s -drive if=sd,index=%d,file=%s,"
-                                  "format=raw", globals, EMMC_SLOT, sd_img);
-
-    sdhi_emmc_init(qts);
-    return qts;
-}
-
-/* SWITCH, write byte (mmc_switch(): MMC_SWITCH_MODE_WRITE_BYTE) */
-static uint32_t emmc_switch(QTestState *qts, uint8_t index, uint8_t value)
-{
-    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 6,
-                3 << 24 | index << 16 | value << 8);
-    /* mmc_switch_status(): the status after the switch says how it went */
-    return sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA);
 }
 
 /*
