@@ -29,6 +29,7 @@
 #include "qemu/error-report.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
+#include "qemu/memalign.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
 #include "hw/irq.h"
@@ -190,14 +191,16 @@ static bool sdhi_busy(RenesasSDHIState *s)
 }
 
 /*
- * The bus is busy during a data phase, and after one that ended while
- * the card's backend still works on its blocks (an abort, a reset): the
- * host takes no command until the card is done, so that no later access
- * overtakes those blocks.
+ * The command sequencer is busy during a data phase, and while a command
+ * waits for the card's backend to finish the blocks of an aborted
+ * transfer (sdhi_do_command()).  An abort or a reset frees the host at
+ * once, as on the hardware: Linux re-programs it right after one, and
+ * drops its writes if CBSY stays 1 for a millisecond
+ * (renesas_sdhi_write16_hook()).
  */
 static bool sdhi_bus_busy(RenesasSDHIState *s)
 {
-    return sdhi_busy(s) || s->card_io_pending;
+    return sdhi_busy(s) || s->cmd_deferred;
 }
 
 static uint16_t sdhi_info1(RenesasSDHIState *s)
@@ -543,6 +546,9 @@ static void sdhi_clear_data_phase(RenesasSDHIState *s)
     s->pio_ready = false;
     s->phase_gen++;
     s->card_io_ours = false;
+    s->card_io_ended = false;
+    s->card_io_buf_len = 0;
+    s->stop_pending = false;
     timer_del(s->xfer_timer);
 }
 
@@ -687,17 +693,20 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
     uint8_t r[16];
     size_t rlen;
 
-    if (sdhi_busy(s)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while the %s data "
-                      "phase of CMD%u is running: dropped\n", __func__,
-                      req.cmd, sdhi_dir_name(s->data_dir),
-                      FIELD_EX16(s->sd_cmd, SD_CMD, CF));
+    if (sdhi_bus_busy(s)) {
+        /* SD_CMD written while CBSY is 1: an illegal access */
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while a command "
+                      "sequence is running: dropped, ILA\n", __func__,
+                      req.cmd);
+        s->info2 |= R_SD_INFO2_ILA_MASK;
+        sdhi_update_irq(s);
         return;
     }
     if (s->card_io_pending) {
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while the card still "
-                      "moves the blocks of an ended transfer: dropped\n",
-                      __func__, req.cmd);
+        /* The blocks of an aborted transfer go first: sdhi_xfer_timer() */
+        trace_renesas_sdhi_data_abort("command waits for the card", 0);
+        s->cmd_deferred = true;
+        s->deferred_cmd = cmd;
         return;
     }
     if (!FIELD_EX16(s->soft_rst, SOFT_RST, SDRST)) {
@@ -740,6 +749,11 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
 static void sdhi_stop(RenesasSDHIState *s)
 {
     if (!sdhi_busy(s)) {
+        return;
+    }
+    if (s->card_io_ours || s->card_io_ended) {
+        /* The blocks the card is moving for this step go first */
+        s->stop_pending = true;
         return;
     }
     trace_renesas_sdhi_stop(s->blocks_left);
@@ -858,25 +872,28 @@ static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
     MemTxResult res;
 
     *moved = 0;
-    RCU_READ_LOCK_GUARD();
-    xlt = address_space_get_iotlb_entry(s->dma_as, addr, to_memory, attrs);
-    if (!(xlt.perm & (to_memory ? IOMMU_WO : IOMMU_RO))) {
-        return MEMTX_DECODE_ERROR;      /* an IOMMU fault, or a hole */
-    }
-    pa = xlt.translated_addr | (addr & xlt.addr_mask);
-    left = xlt.addr_mask - (addr & xlt.addr_mask);  /* bytes after addr */
-    plen = left < len - 1 ? left + 1 : len;
-    if (xlt.target_as == s->dma_as) {
-        plen = len;     /* no IOMMU: as far as the memory region reaches */
-    }
+    /* Only for the look-ups: the access itself may reach device code */
+    WITH_RCU_READ_LOCK_GUARD() {
+        xlt = address_space_get_iotlb_entry(s->dma_as, addr, to_memory,
+                                            attrs);
+        if (!(xlt.perm & (to_memory ? IOMMU_WO : IOMMU_RO))) {
+            return MEMTX_DECODE_ERROR;  /* an IOMMU fault, or a hole */
+        }
+        pa = xlt.translated_addr | (addr & xlt.addr_mask);
+        left = xlt.addr_mask - (addr & xlt.addr_mask); /* bytes after addr */
+        plen = left < len - 1 ? left + 1 : len;
+        if (xlt.target_as == s->dma_as) {
+            plen = len; /* no IOMMU: as far as the memory region reaches */
+        }
 
-    /* The target address space has no IOMMU: this costs no look-up */
-    mr = address_space_translate(xlt.target_as, pa, &xlat, &plen, to_memory,
-                                 attrs);
-    if (memory_region_is_ram(mr)) {
-        where = memory_region_get_ram_addr(mr) + xlat;
-    } else {
-        *all_ram = false;
+        /* The target address space has no IOMMU: this costs no look-up */
+        mr = address_space_translate(xlt.target_as, pa, &xlat, &plen,
+                                     to_memory, attrs);
+        if (memory_region_is_ram(mr)) {
+            where = memory_region_get_ram_addr(mr) + xlat;
+        } else {
+            *all_ram = false;
+        }
     }
     sdhi_dma_count_run(s, addr, where, plen);
     res = dma_memory_rw(xlt.target_as, pa, buf, plen,
@@ -916,14 +933,28 @@ static MemTxResult sdhi_dma_memory(RenesasSDHIState *s, uint32_t gen,
  * transfer there).  The card's bulk path moves whole blocks of its own
  * block length, which SD_SIZE need not match: the data is one stream of
  * bytes either way, and the rest continues where the card stopped.
+ *
+ * The byte path costs one synchronous backend access per card block,
+ * with the BQL held: a step takes it only to end the host block the bulk
+ * stopped in, or for one host block if the bulk took nothing (SD_SIZE
+ * not the card's block length leaves the card inside a block, where its
+ * bulk path never starts).  The rest waits for the next timer callback,
+ * so that a slow drive cannot hold the BQL for a whole chunk of them.
  * Returns how many whole host blocks moved.
  */
+static size_t sdhi_byte_path_end(RenesasSDHIState *s, size_t done,
+                                 size_t len)
+{
+    return MIN(done ? QEMU_ALIGN_UP(done, s->blksz) : s->blksz, len);
+}
+
 static uint32_t sdhi_card_read(RenesasSDHIState *s, uint8_t *buf,
                                uint32_t blocks)
 {
     size_t len = (size_t)blocks * s->blksz;
     size_t done = sdbus_read_blocks(&s->sdbus, buf, len);
 
+    len = sdhi_byte_path_end(s, done, len);
     while (done < len && sdbus_data_ready(&s->sdbus)) {
         size_t n = MIN(s->blksz - done % s->blksz, len - done);
 
@@ -939,6 +970,7 @@ static uint32_t sdhi_card_write(RenesasSDHIState *s, const uint8_t *buf,
     size_t len = (size_t)blocks * s->blksz;
     size_t done = sdbus_write_blocks(&s->sdbus, buf, len);
 
+    len = sdhi_byte_path_end(s, done, len);
     while (done < len && sdhi_card_takes_data(s)) {
         size_t n = MIN(s->blksz - done % s->blksz, len - done);
 
@@ -967,7 +999,15 @@ typedef enum SDHIDMAOutcome {
     SDHI_DMA_ENDED,             /* the data phase ended (error, timeout) */
     SDHI_DMA_GONE,              /* a memory access ended the phase */
     SDHI_DMA_PENDING,           /* the card's backend is at work */
+    SDHI_DMA_SHORT,             /* some moved, the card has more: later */
 } SDHIDMAOutcome;
+
+/* After @moved of @blocks blocks: does the card give or take more? */
+static bool sdhi_card_has_more(RenesasSDHIState *s)
+{
+    return s->data_dir == RENESAS_SDHI_DATA_READ ?
+           sdbus_data_ready(&s->sdbus) : sdhi_card_takes_data(s);
+}
 
 /*
  * Both sides of @blocks blocks are done: @moved blocks on the card's,
@@ -990,6 +1030,9 @@ static SDHIDMAOutcome sdhi_dma_blocks_end(RenesasSDHIState *s, uint32_t gen,
         return SDHI_DMA_ENDED;
     }
     if (moved < blocks) {
+        if (moved && sdhi_card_has_more(s)) {
+            return SDHI_DMA_SHORT;
+        }
         sdhi_data_timeout(s);
         return SDHI_DMA_ENDED;
     }
@@ -1128,6 +1171,9 @@ static void sdhi_dma_step(RenesasSDHIState *s)
         switch (sdhi_dma_blocks(s, gen, blocks)) {
         case SDHI_DMA_MOVED:
             break;
+        case SDHI_DMA_SHORT:
+            sdhi_xfer_rearm(s);
+            return;
         case SDHI_DMA_ENDED:
         case SDHI_DMA_GONE:
         case SDHI_DMA_PENDING:
@@ -1146,9 +1192,14 @@ static void sdhi_dma_step(RenesasSDHIState *s)
 }
 
 /*
- * Work that a timer or the card's backend starts runs as a guarded
- * bottom half would: a memory access of it that reaches the device's own
- * registers fails.  Returns whether the guard was engaged before.
+ * Work that the xfer timer starts runs as a guarded bottom half would
+ * (aio_bh_call() with qemu_bh_new_guarded()): a memory access of it that
+ * reaches the device's own registers fails.  QEMU has no guarded timer,
+ * and a bottom half of the main loop would not do: it runs inside
+ * drained sections (aio_poll() of the main context), where DMA must not
+ * happen, whereas a QEMU_CLOCK_VIRTUAL timer runs only from the main
+ * loop, and not while the VM is stopped.  Returns whether the guard was
+ * engaged before.
  */
 static bool sdhi_guard_engage(RenesasSDHIState *s)
 {
@@ -1164,8 +1215,12 @@ static void sdhi_guard_restore(RenesasSDHIState *s, bool engaged)
     DEVICE(s)->mem_reentrancy_guard.engaged_in_io = engaged;
 }
 
-/* The blocks of sdhi_card_io_start() are done on the card's side */
-static void sdhi_card_io_finish(RenesasSDHIState *s, size_t done)
+/*
+ * The step whose blocks the card's backend moved (sdhi_card_io_done())
+ * ends: a read's blocks go to memory, then the transfer goes on, or
+ * stops if SD_STOP.STP came meanwhile.
+ */
+static void sdhi_card_io_finish(RenesasSDHIState *s)
 {
     uint32_t gen = s->phase_gen;
     uint32_t blocks = s->card_io_blocks;
@@ -1173,9 +1228,11 @@ static void sdhi_card_io_finish(RenesasSDHIState *s, size_t done)
      * The card took all it was offered, whole host blocks, or the backend
      * failed and nothing moved: no byte path is left to run here
      */
-    uint32_t moved = done / s->blksz;
+    uint32_t moved = s->card_io_done / s->blksz;
     SDHIDMAOutcome outcome;
 
+    s->card_io_ended = false;
+    s->card_io_buf_len = 0;
     if (s->data_dir == RENESAS_SDHI_DATA_READ) {
         outcome = sdhi_dma_read_end(s, gen, blocks, moved);
     } else {
@@ -1183,35 +1240,48 @@ static void sdhi_card_io_finish(RenesasSDHIState *s, size_t done)
                                       s->card_io_mem_res,
                                       s->card_io_mem_done, s->dma_mem_ram);
     }
-    if (outcome == SDHI_DMA_MOVED) {
-        sdhi_dma_continue(s, false);
+    if (outcome != SDHI_DMA_MOVED) {
+        return;
+    }
+    if (s->stop_pending) {
+        sdhi_stop(s);
+    } else {
+        sdhi_dma_continue(s, true);
     }
 }
 
 /*
- * The card's backend is done with dma_buf.  If the phase that started it
- * is still on, its DMA goes on from here as it would have in the step,
- * under the re-entrancy guard; else a DMA phase that waited for dma_buf
- * gets its turn.
+ * The card's backend is done with dma_buf.  This may run inside a
+ * drained section (vm_stop(), migration, savevm, quit all drain block
+ * I/O): no memory access, no command, no block I/O here.  A guest that
+ * aims a read's DMA at another device's registers (an SDHI's SD_CMD, an
+ * I2C controller in front of an EEPROM) would start synchronous block
+ * I/O, which waits for the drain to end, for ever.  So the completion
+ * only notes the outcome and arms the xfer timer, which runs from the
+ * main loop once the VM runs.
  */
 static void sdhi_card_io_done(void *opaque, size_t done)
 {
     RenesasSDHIState *s = opaque;
     bool ours = s->card_io_ours;
-    bool engaged;
 
     trace_renesas_sdhi_card_io_done(done, ours);
     s->card_io_pending = false;
     s->card_io_ours = false;
-    if (!ours) {
-        if (sdhi_busy(s) && s->data_by_dma && s->dma_started) {
-            sdhi_xfer_kick(s);
-        }
-        return;
+    if (ours) {
+        s->card_io_ended = true;
+        s->card_io_done = done;
+        s->card_io_buf_len = s->data_dir == RENESAS_SDHI_DATA_READ ? done : 0;
     }
-    engaged = sdhi_guard_engage(s);
-    sdhi_card_io_finish(s, done);
-    sdhi_guard_restore(s, engaged);
+    /* Also for a phase, or a command, that waited for dma_buf or the card */
+    sdhi_xfer_kick(s);
+}
+
+/* SD_CMD that waited for the card's backend goes out now */
+static void sdhi_issue_deferred_cmd(RenesasSDHIState *s)
+{
+    s->cmd_deferred = false;
+    sdhi_do_command(s, s->deferred_cmd);
 }
 
 /*
@@ -1225,11 +1295,19 @@ static void sdhi_xfer_timer(void *opaque)
     RenesasSDHIState *s = opaque;
     bool engaged;
 
+    if (s->card_io_pending) {
+        return;     /* its completion kicks the timer again */
+    }
+    if (s->cmd_deferred) {
+        sdhi_issue_deferred_cmd(s);
+    }
     if (!sdhi_busy(s)) {
         return;
     }
     engaged = sdhi_guard_engage(s);
-    if (!s->data_by_dma) {
+    if (s->card_io_ended) {
+        sdhi_card_io_finish(s);
+    } else if (!s->data_by_dma) {
         sdhi_pio_step(s);
     } else if (s->dma_started) {
         sdhi_dma_step(s);
@@ -1288,6 +1366,7 @@ static void sdhi_dma_reset_write(RenesasSDHIState *s, uint32_t val)
 static void sdhi_reset_sd_core(RenesasSDHIState *s)
 {
     sdhi_abort_data(s, "reset");
+    s->cmd_deferred = false;
     s->sd_cmd = 0;
     s->sd_arg = 0;
     s->sd_stop = 0;
@@ -1867,7 +1946,8 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
     }
     s->dma_as = g_new0(AddressSpace, 1);
     address_space_init(s->dma_as, s->dma_mr, "renesas-sdhi-dma");
-    s->dma_buf = g_malloc(DMA_CHUNK_BYTES);
+    /* Page-aligned: a cache=none backend then needs no bounce buffer */
+    s->dma_buf = qemu_memalign(qemu_real_host_page_size(), DMA_CHUNK_BYTES);
 
     /* "sdhi2.sd-bus" for the child "sdhi2": -device sd-card,bus=... */
     bus_name = g_strdup_printf("%s.sd-bus",
@@ -1880,14 +1960,14 @@ static void renesas_sdhi_unrealize(DeviceState *dev)
 {
     RenesasSDHIState *s = RENESAS_SDHI(dev);
 
-    /* The card's backend may still be filling or reading dma_buf */
-    if (s->card_io_pending) {
-        bdrv_drain_all();
-    }
-    assert(!s->card_io_pending);
+    /*
+     * The card's backend may still be filling or reading dma_buf: wait
+     * for this request only, not for every drive of the VM
+     */
+    AIO_WAIT_WHILE(NULL, s->card_io_pending);
     address_space_destroy_free(s->dma_as);
     s->dma_as = NULL;
-    g_free(s->dma_buf);
+    qemu_vfree(s->dma_buf);
 }
 
 static void renesas_sdhi_finalize(Object *obj)
@@ -1935,6 +2015,33 @@ static bool sdhi_data_phase_reachable(RenesasSDHIState *s)
     return !s->pio_ready || s->buf_pos < s->blksz;
 }
 
+/*
+ * Could the card's backend have ended a request of this phase
+ * (sdhi_card_io_done())?  Only in a DMA phase that started, for a step
+ * of at most a chunk that did not end the phase; only a read's blocks
+ * wait for memory, and a write's memory side moved them first.  A
+ * command waits for the card's backend only between phases.
+ */
+static bool sdhi_card_io_reachable(RenesasSDHIState *s)
+{
+    bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
+    uint64_t step = (uint64_t)s->card_io_blocks * s->blksz;
+
+    if (s->cmd_deferred && (sdhi_busy(s) || s->card_io_ended)) {
+        return false;
+    }
+    if (!s->card_io_ended) {
+        return !s->stop_pending && !s->card_io_buf_len;
+    }
+    return sdhi_busy(s) && s->data_by_dma && s->dma_started &&
+           s->card_io_blocks && s->card_io_blocks <= s->blocks_left &&
+           step <= DMA_CHUNK_BYTES &&
+           s->card_io_done <= step && !(s->card_io_done % s->blksz) &&
+           s->card_io_buf_len == (read ? s->card_io_done : 0) &&
+           (read || (s->card_io_mem_done <= step &&
+                     s->card_io_mem_done >= s->card_io_done));
+}
+
 /* A phase that waits for the timer rather than for the guest */
 static bool sdhi_waits_for_timer(RenesasSDHIState *s)
 {
@@ -1943,8 +2050,8 @@ static bool sdhi_waits_for_timer(RenesasSDHIState *s)
 
 /*
  * Migration and snapshots drain block I/O before they save devices, so
- * the card's backend has finished with dma_buf, and its completion has
- * done what a DMA step would have: the state is one between steps.
+ * the card's backend has finished with dma_buf; what its completion left
+ * for the xfer timer (card_io_ended) goes with the state.
  */
 static int renesas_sdhi_pre_save(void *opaque)
 {
@@ -1990,12 +2097,59 @@ static int renesas_sdhi_post_load(void *opaque, int version_id)
                      s->blocks_left, s->blksz);
         return -EINVAL;
     }
+    if (!sdhi_card_io_reachable(s)) {
+        error_report("%s: an ended card request (%u of %u blocks, %u bytes "
+                     "to memory) that the device cannot have",
+                     TYPE_RENESAS_SDHI, s->card_io_done, s->card_io_blocks,
+                     s->card_io_buf_len);
+        return -EINVAL;
+    }
     /* A stream from a QEMU that had not armed the timer yet */
-    if (sdhi_waits_for_timer(s) && !timer_pending(s->xfer_timer)) {
+    if ((sdhi_waits_for_timer(s) || s->cmd_deferred) &&
+        !timer_pending(s->xfer_timer)) {
         sdhi_xfer_kick(s);
     }
     return 0;
 }
+
+static bool renesas_sdhi_card_io_needed(void *opaque)
+{
+    RenesasSDHIState *s = opaque;
+
+    return s->card_io_ended || s->cmd_deferred || s->stop_pending;
+}
+
+/* Checked before the buffer is loaded: it must fit dma_buf */
+static bool sdhi_card_io_buf_fits(void *opaque, int version_id)
+{
+    RenesasSDHIState *s = opaque;
+
+    return s->card_io_buf_len <= DMA_CHUNK_BYTES;
+}
+
+/* What the card's backend did while the VM stopped, for the xfer timer */
+static const VMStateDescription vmstate_renesas_sdhi_card_io = {
+    .name = TYPE_RENESAS_SDHI "/card-io",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = renesas_sdhi_card_io_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(card_io_ended, RenesasSDHIState),
+        VMSTATE_UINT32(card_io_blocks, RenesasSDHIState),
+        VMSTATE_UINT32(card_io_done, RenesasSDHIState),
+        VMSTATE_UINT32(card_io_mem_res, RenesasSDHIState),
+        VMSTATE_UINT64(card_io_mem_done, RenesasSDHIState),
+        VMSTATE_BOOL(dma_mem_ram, RenesasSDHIState),
+        VMSTATE_BOOL(stop_pending, RenesasSDHIState),
+        VMSTATE_BOOL(cmd_deferred, RenesasSDHIState),
+        VMSTATE_UINT16(deferred_cmd, RenesasSDHIState),
+        VMSTATE_UINT32(card_io_buf_len, RenesasSDHIState),
+        VMSTATE_VALIDATE("card-io buffer fits", sdhi_card_io_buf_fits),
+        VMSTATE_VBUFFER_UINT32(dma_buf, RenesasSDHIState, 0, NULL,
+                               card_io_buf_len),
+        VMSTATE_END_OF_LIST()
+    }
+};
 
 static bool renesas_sdhi_timing_needed(void *opaque)
 {
@@ -2065,6 +2219,7 @@ static const VMStateDescription vmstate_renesas_sdhi = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_renesas_sdhi_timing,
+        &vmstate_renesas_sdhi_card_io,
         NULL
     }
 };

@@ -110,17 +110,37 @@ static uint64_t wait_accessend(QTestState *qts)
 }
 
 /*
- * Step the clock until the bus is idle, as Linux polls CBSY before it
- * writes SD_CMD and the other registers of a command
- * (renesas_sdhi_write16_hook(), renesas_sdhi_wait_idle()).  How long the
- * bus stays busy after an abort or a reset is the model's choice, not a
- * contract: only that it ends.
+ * After an abort or a reset the host is free at once, whatever the
+ * card's backend still does: Linux waits 1000 x 1 us for CBSY == 0 and
+ * SCLKDIVEN == 1 before it writes SD_CMD, SD_SIZE, SD_OPTION, ... and
+ * drops the write if they do not come (renesas_sdhi_write16_hook()), so
+ * its recovery right after an abort would be lost.  No clock step here.
  */
-static void wait_bus_idle(QTestState *qts)
+static void assert_bus_free(QTestState *qts)
 {
+    uint16_t info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
+
+    g_assert_false(info2 & INFO2_CBSY);
+    g_assert_true(info2 & INFO2_SCLKDIVEN);
+}
+
+/*
+ * A command, issued right after an abort, that may have to wait for the
+ * card's backend: step the clock until its response, as the driver
+ * waits for the interrupt
+ */
+static uint32_t cmd_after_abort(QTestState *qts, uint16_t cmd, uint32_t arg)
+{
+    sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
+    sdhi_wr16(qts, EMMC_SLOT, SD_ARG, arg);
+    sdhi_wr16(qts, EMMC_SLOT, SD_ARG1, arg >> 16);
+    sdhi_wr16(qts, EMMC_SLOT, SD_CMD, cmd);
     for (uint64_t waited = 0; waited < GIVE_UP_NS; waited += STEP_NS) {
-        if (!(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY)) {
-            return;
+        if (sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND) {
+            g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) &
+                           (INFO2_RSPTO | INFO2_ILA));
+            sdhi_ack(qts, EMMC_SLOT, INFO1_RSPEND);
+            return sdhi_response(qts, EMMC_SLOT);
         }
         qtest_clock_step(qts, STEP_NS);
     }
@@ -264,9 +284,10 @@ static void test_abort_in_flight(void)
     g_assert_cmpuint(moved, <, BIG_BLOCKS * BLKSZ);
     sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xfffffcff);
     sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xffffffff);
+    assert_bus_free(qts);
     sdhi_wr16(qts, EMMC_SLOT, CC_EXT_MODE, 0);
-    wait_bus_idle(qts);
-    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 12, 0);
+    g_assert_cmphex(sdhi_rd16(qts, EMMC_SLOT, CC_EXT_MODE), ==, 0);
+    cmd_after_abort(qts, CMD_R1B | 12, 0);
 
     small_read(&e, 200, RAM_BUF2);
     /* What moved before the abort is there, nothing came after it */
@@ -276,6 +297,57 @@ static void test_abort_in_flight(void)
     g_assert_cmpmem(after, BIG_BLOCKS * BLKSZ - moved, fill,
                     BIG_BLOCKS * BLKSZ - moved);
     small_read(&e, 300, RAM_BUF2);
+    emmc_finish(&e);
+}
+
+/*
+ * SD_STOP.STP while a step's blocks are with the card's backend: the
+ * transfer ends with DTRANEND, and all that it says moved is in memory,
+ * the blocks of that step included, which the card has already sent.
+ */
+static void test_stop_in_flight(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, true);
+    uint64_t base = start_big_read(&e);
+    uint64_t before, moved;
+
+    before = rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes") -
+             base;
+    sdhi_wr16(qts, EMMC_SLOT, SD_STOP, SD_STOP_SEC | 1);
+    wait_accessend(qts);
+    finish_dma(qts, true);
+    moved = rcar_qom_get_uint(qts, "/machine/soc/sdhi2", "x-dma-bytes") -
+            base;
+    g_assert_cmpuint(moved, >, before);
+    g_assert_cmpuint(moved, <, BIG_BLOCKS * BLKSZ);
+    check_memory(&e, RAM_BUF, 0, moved / BLKSZ);
+    /* The automatic CMD12 stopped the card: it takes the next command */
+    small_read(&e, 200, RAM_BUF2);
+    emmc_finish(&e);
+}
+
+/*
+ * SD_CMD written while CBSY is 1: the command is not sent, and ILA says
+ * so, an event that can interrupt; the transfer goes on untouched
+ */
+static void test_command_while_busy(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, true);
+
+    start_big_read(&e);
+    sdhi_wr16(qts, EMMC_SLOT, SD_INFO2_MASK, 0);
+    sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_R1 | 13);
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_ILA);
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
+    g_assert_true(qtest_get_irq(qts, 0));
+    sdhi_wr16(qts, EMMC_SLOT, SD_INFO2, (uint16_t)~INFO2_ILA);
+    sdhi_wr16(qts, EMMC_SLOT, SD_INFO2_MASK, 0x8b7f);
+    g_assert_false(qtest_get_irq(qts, 0));
+    wait_accessend(qts);
+    finish_dma(qts, true);
+    check_memory(&e, RAM_BUF, 0, BIG_BLOCKS);
     emmc_finish(&e);
 }
 
@@ -289,11 +361,112 @@ static void test_system_reset_in_flight(void)
     qtest_qmp_assert_success(qts, "{ 'execute': 'system_reset' }");
     qtest_qmp_eventwait(qts, "RESET");
     g_assert_false(qtest_get_irq(qts, 0));
-    wait_bus_idle(qts);
+    assert_bus_free(qts);
+    cmd_after_abort(qts, CMD_NORSP | 0, 0);
     sdhi_emmc_init(qts);
     small_read(&e, 200, RAM_BUF2);
     small_read(&e, 300, RAM_BUF2);
     emmc_finish(&e);
+}
+
+/*
+ * A read DMA aimed at another SDHI's registers, with its blocks in
+ * flight when the VM stops.  The blocks are a command word for SDHI0's
+ * SD_CMD: CMD38, which erases blocks of the SD card there with
+ * synchronous block I/O.  "stop" drains block I/O; had the completion
+ * done the DMA inside that drain, the erase would wait for the drain to
+ * end, for ever, with the BQL held.  The monitor must answer, and after
+ * "cont" the DMA and the erase happen.
+ */
+#define ERASE_SECTOR    64
+#define ERASE_BLOCKS    8
+#define CMD_SECTOR      1000
+#define MONITOR_BOUND_S 20
+
+static pid_t qemu_under_alarm;
+
+static void on_alarm(int sig)
+{
+    /*
+     * async-signal-safe: write(2), kill(2), _exit(2).  A QEMU that hangs
+     * with the BQL held does not act on its exit-with-parent SIGTERM, so
+     * it is killed here rather than left behind.
+     */
+    static const char msg[] = "the monitor did not answer in time\n";
+
+    if (write(2, msg, sizeof(msg) - 1) < 0) {
+        /* nothing better to do: the exit status says it */
+    }
+    kill(qemu_under_alarm, SIGKILL);
+    _exit(1);
+}
+
+static void test_stop_with_dma_into_other_sdhi(void)
+{
+    g_autofree char *sd_img = g_strdup("/tmp/qtest-sdhi-async-sd-XXXXXX");
+    g_autofree char *sd_drive = NULL;
+    g_autofree uint8_t *erased = g_malloc(ERASE_BLOCKS * BLKSZ);
+    uint8_t block[2 * BLKSZ] = { 0 };
+    Emmc e;
+    QTestState *qts;
+    int fd;
+
+    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
+    sdhi_make_image(e.img, 7);
+    sdhi_make_image(sd_img, 9);
+    /*
+     * The eMMC's block CMD_SECTOR holds SD_CMD = CMD38 at offset 0, and
+     * zeros after it and in the next block, so the rest of SDHI0's
+     * registers are written with zeros.
+     */
+    stw_le_p(block, CMD_R1B | 38);
+    fd = open(e.img, O_WRONLY);
+    g_assert_cmpint(pwrite(fd, block, sizeof(block), CMD_SECTOR * BLKSZ), ==,
+                    sizeof(block));
+    close(fd);
+    sd_drive = g_strdup_printf("-drive if=sd,index=%d,format=raw,file=%s",
+                               SD_SLOT, sd_img);
+    qts = emmc_boot(&e, sd_drive, "");
+    emmc_throttle(qts, true);
+    sdhi_emmc_init(qts);
+    sdhi_sd_init_slot(qts, SD_SLOT);
+    sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 32, sdhi_card_addr(ERASE_SECTOR));
+    sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 33,
+                sdhi_card_addr(ERASE_SECTOR + ERASE_BLOCKS - 1));
+    /* Empty the throttle's bucket: the next request waits for the clock */
+    start_dma(qts, true, 0, MiB / BLKSZ, RAM_BUF2);
+    wait_accessend(qts);
+    finish_dma(qts, true);
+    /* Two blocks: CMD18 goes to the card's asynchronous path */
+    start_dma(qts, true, CMD_SECTOR, 2, SDHI_BASE(SD_SLOT));
+    qtest_clock_step(qts, 1);
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+
+    qemu_under_alarm = qtest_pid(qts);
+    signal(SIGALRM, on_alarm);
+    alarm(MONITOR_BOUND_S);
+    qtest_qmp_assert_success(qts, "{ 'execute': 'stop' }");
+    g_assert_true(query_status_answers(qts));
+    alarm(0);
+    /* Nothing reached SDHI0 while the VM was stopped */
+    sdhi_image_read(sd_img, ERASE_SECTOR, erased, ERASE_BLOCKS * BLKSZ);
+    for (int i = 0; i < ERASE_BLOCKS * BLKSZ; i++) {
+        g_assert_cmphex(erased[i], ==,
+                        sdhi_pattern(ERASE_SECTOR + i / BLKSZ, i % BLKSZ, 9));
+    }
+
+    qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
+    wait_accessend(qts);
+    finish_dma(qts, true);
+    /* SDHI0 took the command: the blocks are erased, all one value */
+    sdhi_wait_bus_idle(qts, SD_SLOT);
+    sdhi_image_read(sd_img, ERASE_SECTOR, erased, ERASE_BLOCKS * BLKSZ);
+    for (int i = 1; i < ERASE_BLOCKS * BLKSZ; i++) {
+        g_assert_cmphex(erased[i], ==, erased[0]);
+    }
+    g_assert_true(erased[0] == 0x00 || erased[0] == 0xff);
+    emmc_finish(&e);
+    unlink(sd_img);
 }
 
 /*
@@ -396,6 +569,50 @@ static void test_odd_block_size_migrate(void)
     unlink(stream);
 }
 
+/*
+ * SD_SIZE 500 leaves the card inside one of its 512-byte blocks after
+ * the first step, where only its byte path, one synchronous backend
+ * read per card block with the BQL held, can go on.  A step must not
+ * take a whole chunk of those: on a drive throttled to 50 reads a
+ * second (real time, from the command line) that held the BQL for 40 s.
+ * Each step of the virtual clock must come back, and the monitor
+ * answer, within a bound far above the few reads a step may do.
+ */
+#define SLOW_IOPS       50
+#define STEP_BOUND_US   (5 * G_USEC_PER_SEC)
+
+static void test_odd_block_size_bounded_steps(void)
+{
+    Emmc e;
+    QTestState *qts;
+
+    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
+    sdhi_make_image(e.img, 7);
+    qts = emmc_boot(&e, "", ",throttling.iops-read=" G_STRINGIFY(SLOW_IOPS));
+    sdhi_emmc_init(qts);
+    sdhi_setup_data(qts, EMMC_SLOT, ODD_BLOCKS);
+    sdhi_wr16(qts, EMMC_SLOT, SD_SIZE, ODD_BLKSZ);
+    sdhi_dma_setup(qts, EMMC_SLOT, true, RAM_BUF);
+    sdhi_cmd_ok(qts, EMMC_SLOT, sdhi_rw_cmd(true, ODD_BLOCKS), 0);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
+    for (int i = 0; i < 8; i++) {
+        int64_t start = g_get_monotonic_time();
+
+        qtest_clock_step(qts, 1000);
+        g_assert_true(query_status_answers(qts));
+        g_assert_cmpint(g_get_monotonic_time() - start, <, STEP_BOUND_US);
+    }
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    g_assert_cmpuint(rcar_qom_get_uint(qts, "/machine/soc/sdhi2",
+                                       "x-dma-bytes"), >, 0);
+    /* The driver's abort: the DMAC channel reset and CMD12 */
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xfffffcff);
+    sdhi_wr32(qts, EMMC_SLOT, DM_CM_RST, 0xffffffff);
+    assert_bus_free(qts);
+    cmd_after_abort(qts, CMD_R1B | 12, 0);
+    emmc_finish(&e);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -406,9 +623,16 @@ int main(int argc, char **argv)
                    test_abort_in_flight);
     qtest_add_func("/renesas-sdhi-async/system-reset-in-flight",
                    test_system_reset_in_flight);
+    qtest_add_func("/renesas-sdhi-async/stop-in-flight", test_stop_in_flight);
+    qtest_add_func("/renesas-sdhi-async/command-while-busy",
+                   test_command_while_busy);
+    qtest_add_func("/renesas-sdhi-async/stop-with-dma-into-other-sdhi",
+                   test_stop_with_dma_into_other_sdhi);
     qtest_add_func("/renesas-sdhi-async/migrate-in-flight",
                    test_migrate_in_flight);
     qtest_add_func("/renesas-sdhi-async/odd-block-size-migrate",
                    test_odd_block_size_migrate);
+    qtest_add_func("/renesas-sdhi-async/odd-block-size-bounded-steps",
+                   test_odd_block_size_bounded_steps);
     return g_test_run();
 }

@@ -366,6 +366,29 @@ static QTestState *boot_failing_sd(void)
     return qts;
 }
 
+/*
+ * ACMD22, SEND_NUM_WR_BLOCKS: how many blocks of the last write the card
+ * stored, as Linux asks after a failed write (mmc_sd_num_wr_blocks())
+ */
+static uint32_t sd_written_blocks(QTestState *qts)
+{
+    uint16_t hi, lo;
+
+    sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 55, sd_rca << 16);
+    sdhi_wr16(qts, SD_SLOT, SD_SIZE, 4);
+    sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | CMD_DATA | CMD_READ | 22, 0);
+    g_assert_true(sdhi_wait_status(qts, SD_SLOT, INFO2_BRE << 16) &
+                  (INFO2_BRE << 16));
+    sdhi_ack(qts, SD_SLOT, INFO2_BRE << 16);
+    hi = bswap16(sdhi_rd16(qts, SD_SLOT, SD_BUF0));
+    lo = bswap16(sdhi_rd16(qts, SD_SLOT, SD_BUF0));
+    g_assert_true(sdhi_wait_status(qts, SD_SLOT, INFO1_ACCESSEND) &
+                  INFO1_ACCESSEND);
+    sdhi_ack(qts, SD_SLOT, 0xffffffff);
+    sdhi_wr16(qts, SD_SLOT, SD_SIZE, BLKSZ);
+    return (uint32_t)hi << 16 | lo;
+}
+
 static void io_error(bool read, uint32_t blocks)
 {
     QTestState *qts = boot_failing_sd();
@@ -381,6 +404,10 @@ static void io_error(bool read, uint32_t blocks)
     host_cleanup(qts, SD_SLOT);
     g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, SD_SLOT, sd_rca)), ==,
                      STATE_TRAN);
+    if (!read) {
+        /* None of them reached the medium: none is counted */
+        g_assert_cmpuint(sd_written_blocks(qts), ==, 0);
+    }
     if (read) {
         uint8_t buf[BLKSZ], expect[BLKSZ];
 
@@ -389,6 +416,27 @@ static void io_error(bool read, uint32_t blocks)
         qtest_memread(qts, RAM_BUF, buf, BLKSZ);
         g_assert_cmpmem(buf, BLKSZ, expect, BLKSZ);
     }
+    qtest_quit(qts);
+}
+
+/*
+ * ACMD22 after a write that ended well: the count of its blocks, most
+ * significant byte first, as mmc_sd_num_wr_blocks() reads it (ntohl).
+ * This also shows that sd_written_blocks() reads a count at all.
+ */
+#define WRITTEN_SECTOR  4096
+
+static void test_written_blocks(void)
+{
+    QTestState *qts = boot_sd_card();
+
+    sdhi_dma_command(qts, SD_SLOT, false, WRITTEN_SECTOR, 8, RAM_BUF, 0);
+    sdhi_wr32(qts, SD_SLOT, DM_CM_DTRAN_CTRL, 1);
+    g_assert_cmphex(sdhi_wait_status(qts, SD_SLOT, INFO1_ACCESSEND) &
+                    INFO1_ACCESSEND, !=, 0);
+    g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_CM_INFO1) & DTRANEND0, !=, 0);
+    host_cleanup(qts, SD_SLOT);
+    g_assert_cmpuint(sd_written_blocks(qts), ==, 8);
     qtest_quit(qts);
 }
 
@@ -589,6 +637,7 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi-fuzz/io-error-read-single",
                    test_io_error_read_single);
     qtest_add_func("/renesas-sdhi-fuzz/io-error-write", test_io_error_write);
+    qtest_add_func("/renesas-sdhi-fuzz/written-blocks", test_written_blocks);
     qtest_add_func("/renesas-sdhi-fuzz/block-length-zero",
                    test_block_length_zero);
     qtest_add_func("/renesas-sdhi-fuzz/erase-unaligned-byte-addresses",

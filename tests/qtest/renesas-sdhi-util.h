@@ -62,6 +62,7 @@
 #define INFO2_BWE           BIT(9)
 #define INFO2_SCLKDIVEN     BIT(13)
 #define INFO2_CBSY          BIT(14)
+#define INFO2_ILA           BIT(15)
 /* renesas_sdhi_internal_dmac.c DTRAN_MODE_*, INFO1_* */
 #define DTRANEND0           BIT(16)     /* CH0: write to the card */
 #define DTRANEND1           BIT(20)     /* CH1: read from the card */

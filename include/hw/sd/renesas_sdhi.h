@@ -95,8 +95,27 @@ struct RenesasSDHIState {
     bool card_io_pending;
     bool card_io_ours;          /* its phase is still on */
     uint32_t card_io_blocks;    /* blocks the step wanted to move */
-    MemTxResult card_io_mem_res;    /* writes: how the memory side ended */
-    hwaddr card_io_mem_done;        /* writes: bytes that came from memory */
+    uint32_t card_io_mem_res;   /* writes: how the memory side ended */
+    uint64_t card_io_mem_done;  /* writes: bytes that came from memory */
+    /*
+     * The request ended while its phase was on; the xfer timer finishes
+     * the step (a read's memory side), never the completion itself,
+     * which may run inside a drained section.  card_io_done bytes moved
+     * on the card's side; card_io_buf_len of them wait in dma_buf for
+     * guest memory.  Migrated while set.
+     */
+    bool card_io_ended;
+    uint32_t card_io_done;
+    uint32_t card_io_buf_len;
+    /* SD_STOP.STP came while a step's request was out: it ends after it */
+    bool stop_pending;
+    /*
+     * SD_CMD written while the card's backend still works on the blocks
+     * of an aborted transfer: the command goes out when they are done,
+     * so that it cannot overtake them; until then CBSY reads 1.
+     */
+    bool cmd_deferred;
+    uint16_t deferred_cmd;
     /*
      * Did the last step of this DMA transfer find only RAM on the memory
      * side?  Then the next step moves a whole chunk at once.  Not
