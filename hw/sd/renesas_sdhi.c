@@ -161,6 +161,7 @@ REG32(SCC_TMPPORT7, 0x1070)
 #define SCC_DLL_CALIB_CODE 0x26
 
 #define SD_CMD_RSP_NONE 3           /* SD_CMD[10:8], core.c RESP_* */
+#define SD_CMD_RSP_R1B  5
 #define SD_CMD_RSP_R2   6
 #define MMC_STOP_TRANSMISSION 12
 
@@ -191,16 +192,23 @@ static bool sdhi_busy(RenesasSDHIState *s)
 }
 
 /*
- * The command sequencer is busy during a data phase, and while a command
- * waits for the card's backend to finish the blocks of an aborted
- * transfer (sdhi_do_command()).  An abort or a reset frees the host at
+ * The command sequencer is busy during a data phase, during the busy of an
+ * R1b response, and while a command waits for the card's backend to finish
+ * the blocks of an aborted transfer (sdhi_do_command()).  An abort or a
+ * reset frees the host at
  * once, as on the hardware: Linux re-programs it right after one, and
  * drops its writes if CBSY stays 1 for a millisecond
  * (renesas_sdhi_write16_hook()).
  */
 static bool sdhi_bus_busy(RenesasSDHIState *s)
 {
-    return sdhi_busy(s) || s->cmd_deferred;
+    return sdhi_busy(s) || s->cmd_deferred || s->rsp_busy;
+}
+
+/* The card holds DAT0 low: it is busy (renesas_sdhi_card_busy()) */
+static bool sdhi_card_busy(RenesasSDHIState *s)
+{
+    return !(sdbus_get_dat_lines(&s->sdbus) & 1);
 }
 
 static uint16_t sdhi_info1(RenesasSDHIState *s)
@@ -738,6 +746,17 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
     sdhi_store_response(s, r, rlen);
     trace_renesas_sdhi_response(req.cmd, rlen,
                                 s->rsp[0] | (uint32_t)s->rsp[1] << 16);
+    if (rsp_type == SD_CMD_RSP_R1B && !FIELD_EX16(cmd, SD_CMD, DATA) &&
+        sdhi_card_busy(s)) {
+        /*
+         * For R1b, RSPEND also says that the busy ended: Linux sets
+         * MMC_CAP_WAIT_WHILE_BUSY and then does not poll the card
+         * (mmc_do_erase()).  renesas_sdhi_card_busy_ended() ends it.
+         */
+        trace_renesas_sdhi_card_busy(req.cmd, true);
+        s->rsp_busy = true;
+        return;
+    }
     s->info1 |= R_SD_INFO1_RSPEND_MASK;
     if (FIELD_EX16(cmd, SD_CMD, DATA)) {
         sdhi_start_data(s, cmd, rlen > 0);
@@ -1298,6 +1317,12 @@ static void sdhi_xfer_timer(void *opaque)
     if (s->card_io_pending) {
         return;     /* its completion kicks the timer again */
     }
+    if (s->rsp_busy && !sdhi_card_busy(s)) {
+        trace_renesas_sdhi_card_busy(FIELD_EX16(s->sd_cmd, SD_CMD, CF), false);
+        s->rsp_busy = false;
+        s->info1 |= R_SD_INFO1_RSPEND_MASK;
+        sdhi_update_irq(s);
+    }
     if (s->cmd_deferred) {
         sdhi_issue_deferred_cmd(s);
     }
@@ -1367,6 +1392,7 @@ static void sdhi_reset_sd_core(RenesasSDHIState *s)
 {
     sdhi_abort_data(s, "reset");
     s->cmd_deferred = false;
+    s->rsp_busy = false;
     s->sd_cmd = 0;
     s->sd_arg = 0;
     s->sd_stop = 0;
@@ -2027,7 +2053,11 @@ static bool sdhi_card_io_reachable(RenesasSDHIState *s)
     bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
     uint64_t step = (uint64_t)s->card_io_blocks * s->blksz;
 
-    if (s->cmd_deferred && (sdhi_busy(s) || s->card_io_ended)) {
+    if ((s->cmd_deferred || s->rsp_busy) &&
+        (sdhi_busy(s) || s->card_io_ended)) {
+        return false;
+    }
+    if (s->cmd_deferred && s->rsp_busy) {
         return false;
     }
     if (!s->card_io_ended) {
@@ -2105,7 +2135,7 @@ static int renesas_sdhi_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     /* A stream from a QEMU that had not armed the timer yet */
-    if ((sdhi_waits_for_timer(s) || s->cmd_deferred) &&
+    if ((sdhi_waits_for_timer(s) || s->cmd_deferred || s->rsp_busy) &&
         !timer_pending(s->xfer_timer)) {
         sdhi_xfer_kick(s);
     }
@@ -2116,7 +2146,8 @@ static bool renesas_sdhi_card_io_needed(void *opaque)
 {
     RenesasSDHIState *s = opaque;
 
-    return s->card_io_ended || s->cmd_deferred || s->stop_pending;
+    return s->card_io_ended || s->cmd_deferred || s->stop_pending ||
+           s->rsp_busy;
 }
 
 /* Checked before the buffer is loaded: it must fit dma_buf */
@@ -2143,6 +2174,7 @@ static const VMStateDescription vmstate_renesas_sdhi_card_io = {
         VMSTATE_BOOL(stop_pending, RenesasSDHIState),
         VMSTATE_BOOL(cmd_deferred, RenesasSDHIState),
         VMSTATE_UINT16(deferred_cmd, RenesasSDHIState),
+        VMSTATE_BOOL(rsp_busy, RenesasSDHIState),
         VMSTATE_UINT32(card_io_buf_len, RenesasSDHIState),
         VMSTATE_VALIDATE("card-io buffer fits", sdhi_card_io_buf_fits),
         VMSTATE_VBUFFER_UINT32(dma_buf, RenesasSDHIState, 0, NULL,
@@ -2258,11 +2290,31 @@ static void renesas_sdhi_class_init(ObjectClass *klass, const void *data)
     dc->user_creatable = false;
 }
 
+/*
+ * The card may erase without the BQL and stay busy: RSPEND waits for it.
+ * Not in timing mode, which waits for the backend, as sdhi_card_io_start()
+ * explains, nor with x-async-io=off.
+ */
+static bool renesas_sdhi_card_may_stay_busy(DeviceState *dev)
+{
+    RenesasSDHIState *s = RENESAS_SDHI(dev);
+
+    return s->async_io && !s->timing;
+}
+
+/* Possibly inside a drained section: the timer ends the busy, not this */
+static void renesas_sdhi_card_busy_ended(DeviceState *dev)
+{
+    sdhi_xfer_kick(RENESAS_SDHI(dev));
+}
+
 static void renesas_sdhi_bus_class_init(ObjectClass *klass, const void *data)
 {
     SDBusClass *sbc = SD_BUS_CLASS(klass);
 
     sbc->set_inserted = renesas_sdhi_set_inserted;
+    sbc->card_may_stay_busy = renesas_sdhi_card_may_stay_busy;
+    sbc->card_busy_ended = renesas_sdhi_card_busy_ended;
 }
 
 static const TypeInfo renesas_sdhi_types[] = {

@@ -401,6 +401,17 @@ static void on_alarm(int sig)
     _exit(1);
 }
 
+/* Fail the test, and kill QEMU, if the monitor has not answered by then */
+static void monitor_alarm(QTestState *qts, unsigned seconds)
+{
+    struct sigaction sa = { .sa_handler = on_alarm };
+
+    qemu_under_alarm = qtest_pid(qts);
+    sigemptyset(&sa.sa_mask);
+    g_assert_cmpint(sigaction(SIGALRM, &sa, NULL), ==, 0);
+    alarm(seconds);
+}
+
 static void test_stop_with_dma_into_other_sdhi(void)
 {
     g_autofree char *sd_img = g_strdup("/tmp/qtest-sdhi-async-sd-XXXXXX");
@@ -442,9 +453,7 @@ static void test_stop_with_dma_into_other_sdhi(void)
     qtest_clock_step(qts, 1);
     g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
 
-    qemu_under_alarm = qtest_pid(qts);
-    signal(SIGALRM, on_alarm);
-    alarm(MONITOR_BOUND_S);
+    monitor_alarm(qts, MONITOR_BOUND_S);
     qtest_qmp_assert_success(qts, "{ 'execute': 'stop' }");
     g_assert_true(query_status_answers(qts));
     alarm(0);
@@ -458,15 +467,73 @@ static void test_stop_with_dma_into_other_sdhi(void)
     qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
     wait_accessend(qts);
     finish_dma(qts, true);
-    /* SDHI0 took the command: the blocks are erased, all one value */
+    /* SDHI0 took the command: the blocks read 0, as the SCR says */
     sdhi_wait_bus_idle(qts, SD_SLOT);
     sdhi_image_read(sd_img, ERASE_SECTOR, erased, ERASE_BLOCKS * BLKSZ);
-    for (int i = 1; i < ERASE_BLOCKS * BLKSZ; i++) {
-        g_assert_cmphex(erased[i], ==, erased[0]);
+    for (int i = 0; i < ERASE_BLOCKS * BLKSZ; i++) {
+        g_assert_cmphex(erased[i], ==, 0);
     }
-    g_assert_true(erased[0] == 0x00 || erased[0] == 0xff);
     emmc_finish(&e);
     unlink(sd_img);
+}
+
+/*
+ * CMD38 over 3 MiB of a drive throttled to LIMIT_BPS for writes.  The card
+ * answers at once and holds DAT0 low while its backend zeroes the range;
+ * RSPEND, and the end of CBSY, wait for the busy to end, as Linux expects
+ * of a host with MMC_CAP_WAIT_WHILE_BUSY (mmc_do_erase()).  The monitor
+ * answers meanwhile, and "stop" drains the erase without a word to the
+ * guest: the zeroes are on the image, RSPEND comes after "cont".  Before,
+ * the SD_CMD write itself waited for the throttle with the BQL held.
+ */
+static void test_erase_throttled(void)
+{
+    g_autofree uint8_t *data = g_malloc(BIG_BLOCKS * BLKSZ);
+    Emmc e;
+    QTestState *qts = emmc_start(&e, false);
+    uint16_t info2;
+    uint64_t waited;
+
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(0));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(BIG_BLOCKS - 1));
+    monitor_alarm(qts, MONITOR_BOUND_S);
+    sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
+    sdhi_wr16(qts, EMMC_SLOT, SD_ARG, 0);
+    sdhi_wr16(qts, EMMC_SLOT, SD_ARG1, 0);
+    sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_R1B | 38);
+    for (waited = 0; waited < PENDING_NS; waited += STEP_NS) {
+        qtest_clock_step(qts, STEP_NS);
+        g_assert_true(query_status_answers(qts));
+        g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
+        info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
+        g_assert_true(info2 & INFO2_CBSY);
+        g_assert_false(info2 & INFO2_DAT0);
+    }
+    /* A command now is an illegal access, as during any busy */
+    sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_R1 | 13);
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_ILA);
+    sdhi_ack(qts, EMMC_SLOT, INFO2_ILA << 16);
+
+    qtest_qmp_assert_success(qts, "{ 'execute': 'stop' }");
+    g_assert_true(query_status_answers(qts));
+    alarm(0);
+    sdhi_image_read(e.img, 0, data, BIG_BLOCKS * BLKSZ);
+    for (size_t i = 0; i < BIG_BLOCKS * BLKSZ; i++) {
+        g_assert_cmphex(data[i], ==, 0);
+    }
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
+
+    qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
+    qtest_clock_step(qts, STEP_NS);
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
+    info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
+    g_assert_false(info2 & INFO2_CBSY);
+    g_assert_true(info2 & INFO2_DAT0);
+    g_assert_cmphex(sdhi_response(qts, EMMC_SLOT) & R1_ERROR, ==, 0);
+    sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)), ==,
+                     STATE_TRAN);
+    emmc_finish(&e);
 }
 
 /*
@@ -628,6 +695,8 @@ int main(int argc, char **argv)
                    test_command_while_busy);
     qtest_add_func("/renesas-sdhi-async/stop-with-dma-into-other-sdhi",
                    test_stop_with_dma_into_other_sdhi);
+    qtest_add_func("/renesas-sdhi-async/erase-throttled",
+                   test_erase_throttled);
     qtest_add_func("/renesas-sdhi-async/migrate-in-flight",
                    test_migrate_in_flight);
     qtest_add_func("/renesas-sdhi-async/odd-block-size-migrate",

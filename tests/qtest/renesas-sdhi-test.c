@@ -343,24 +343,35 @@ static void test_emmc_cmd23_dma(void)
     qtest_quit(qts);
 }
 
+/* EXT_CSD ERASED_MEM_CONT (JESD84-B51 7.4.58): 0 or 0xff after an erase */
+#define EXT_CSD_ERASED_MEM_CONT 181
+
 /*
- * ERASE over a range that spans several of the card's 1 MiB write pieces
- * and 2 MiB write protect groups: exactly the blocks from the start to
- * the end address become 0xff (EXT_CSD ERASED_MEM_CONT), and the card
- * answers at once, however large the range.
+ * ERASE over a range that spans several 2 MiB write protect groups:
+ * exactly the blocks from the start to the end address become what
+ * EXT_CSD ERASED_MEM_CONT says, 0 (Linux's erased_byte, which lets it
+ * zero ranges with TRIM: mmc_queue_setup_discard()), and the card
+ * answers at once, however large the range.  On a drive opened with
+ * discard=unmap the range no longer takes space in the image.
  */
 static void test_emmc_erase(void)
 {
     char img[] = "/tmp/qtest-sdhi-erase-XXXXXX";
     const uint32_t first = 1000, last = 6000;
     g_autofree uint8_t *data = g_malloc((last - first + 3) * BLKSZ);
+    uint8_t ext_csd[BLKSZ];
     QTestState *qts;
+    struct stat before, after;
 
     sdhi_make_image(img, 9);
+    g_assert_cmpint(stat(img, &before), ==, 0);
     qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G "
-                      "-drive if=sd,index=%d,file=%s,format=raw",
+                      "-drive if=sd,index=%d,file=%s,format=raw,discard=unmap",
                       EMMC_SLOT, img);
     sdhi_emmc_init(qts);
+    sdhi_pio_read_cmd(qts, EMMC_SLOT, CMD_R1 | CMD_DATA | CMD_READ | 8, 0, 1,
+                      ext_csd);
+    g_assert_cmphex(ext_csd[EXT_CSD_ERASED_MEM_CONT], ==, 0);
     sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(first));
     sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(last));
     sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 38, 0);
@@ -368,6 +379,11 @@ static void test_emmc_erase(void)
                      STATE_TRAN);
     qtest_quit(qts);
 
+    g_assert_cmpint(stat(img, &after), ==, 0);
+    /* At least the whole 4 KiB blocks of the range were given back */
+    g_assert_cmpint((before.st_blocks - after.st_blocks) * 512, >=,
+                    QEMU_ALIGN_DOWN((last + 1) * BLKSZ, 4096) -
+                    QEMU_ALIGN_UP(first * BLKSZ, 4096));
     sdhi_image_read(img, first - 1, data, (last - first + 3) * BLKSZ);
     unlink(img);
     for (uint32_t sector = first - 1; sector <= last + 1; sector++) {
@@ -375,7 +391,8 @@ static void test_emmc_erase(void)
 
         for (unsigned i = 0; i < BLKSZ; i++) {
             uint8_t want = sector < first || sector > last ?
-                           sdhi_pattern(sector, i, 9) : 0xff;
+                           sdhi_pattern(sector, i, 9) :
+                           ext_csd[EXT_CSD_ERASED_MEM_CONT] ? 0xff : 0;
 
             if (blk[i] != want) {
                 g_error("sector %u byte %u: 0x%02x, expected 0x%02x",

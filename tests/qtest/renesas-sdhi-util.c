@@ -251,8 +251,15 @@ void sdhi_setup_data(QTestState *qts, int slot, uint32_t blocks)
 void sdhi_pio_read(QTestState *qts, int slot, uint32_t sector,
                    uint32_t blocks, uint8_t *out)
 {
+    sdhi_pio_read_cmd(qts, slot, sdhi_rw_cmd(true, blocks),
+                      sdhi_card_addr(sector), blocks, out);
+}
+
+void sdhi_pio_read_cmd(QTestState *qts, int slot, uint16_t sd_cmd,
+                       uint32_t arg, uint32_t blocks, uint8_t *out)
+{
     sdhi_setup_data(qts, slot, blocks);
-    sdhi_cmd_ok(qts, slot, sdhi_rw_cmd(true, blocks), sdhi_card_addr(sector));
+    sdhi_cmd_ok(qts, slot, sd_cmd, arg);
     for (uint32_t b = 0; b < blocks; b++) {
         uint32_t status = sdhi_wait_status(qts, slot, INFO2_BRE << 16);
 

@@ -85,6 +85,7 @@
 #define SD_STOP_SEC         0x0100
 
 /* R1 card status (SD spec 4.10.1) */
+#define R1_ERROR            BIT(19)
 #define R1_ILLEGAL_COMMAND  BIT(22)
 #define R1_STATE(r)         (((r) >> 9) & 0xf)
 #define STATE_TRAN          4
@@ -155,6 +156,10 @@ void sdhi_setup_data(QTestState *qts, int slot, uint32_t blocks);
 /* PIO read as tmio_mmc_pio_irq() does: 16-bit reads of SD_BUF0 */
 void sdhi_pio_read(QTestState *qts, int slot, uint32_t sector,
                    uint32_t blocks, uint8_t *out);
+
+/* The same for any data read command, e.g. CMD8 SEND_EXT_CSD of eMMC */
+void sdhi_pio_read_cmd(QTestState *qts, int slot, uint16_t sd_cmd,
+                       uint32_t arg, uint32_t blocks, uint8_t *out);
 
 /* One block into SD_BUF0 as tmio_mmc_pio_irq() does: 16-bit writes */
 void sdhi_pio_write_block(QTestState *qts, int slot, const uint8_t *blk);

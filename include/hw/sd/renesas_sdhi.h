@@ -117,6 +117,11 @@ struct RenesasSDHIState {
     bool cmd_deferred;
     uint16_t deferred_cmd;
     /*
+     * An R1b command's card holds DAT0 low (an erase its backend carries
+     * out): RSPEND, and the end of CBSY, wait for the card to release it.
+     */
+    bool rsp_busy;
+    /*
      * Did the last step of this DMA transfer find only RAM on the memory
      * side?  Then the next step moves a whole chunk at once.  Not
      * migrated: after migration the next step starts small again.
