@@ -1,36 +1,49 @@
 #!/usr/bin/env python3
 """Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, the IPMMU and the I2C
-controllers over qtest.
+controllers over qtest, with host events in between.
 
-Each run starts one qemu-system-aarch64 (-accel qtest, an SD card on SDHI0
-and an eMMC with boot partitions on SDHI2) and sends it a stream of qtest
-commands drawn from a seeded generator: register writes and reads aimed at
+Each run starts one qemu-system-aarch64 (-accel qtest, SD cards on SDHI0,
+SDHI1 and SDHI3, an eMMC with boot partitions on SDHI2, SDHI3's drive
+throttled on real time so that its requests stay in flight) and sends it a
+stream of qtest commands drawn from a seeded generator: register writes and reads aimed at
 the SDHI, DMAC, SCC and IPMMU windows with values that mean something to
 them (commands with and without data, DMA modes, IMTTBCR geometries...),
 card bring-up sequences, IPMMU page tables written into guest RAM with
 descriptors pointing at RAM, at device registers and at holes, DMA
 addresses in the same places, clock steps, and register writes to the
-I2C channel 2 and the IIC, each with an EEPROM on its bus.  Every other
-run has the SD/MMC hosts' timing mode on (timing=board).
+I2C channel 2 and the IIC, each with an EEPROM on its bus (the one on
+I2C2 backed by a drive).  Every other run has the SD/MMC hosts' timing
+mode on (timing=board).
 
-A finding is QEMU dying (an abort, a signal, a sanitizer report) or not
-answering within --hang-timeout seconds (a hang).  Its whole command
-stream is saved as a reproducer, replayable with --replay FILE (or by
-hand with `qemu-system-aarch64 ... -qtest stdio < FILE`).
+Host events come in between, over QMP, as kernel CI causes them: stop and
+cont (a stop drains block I/O, as savevm and quit do), system_reset,
+eject and change of an SD card's medium, new limits for SDHI3's throttle,
+and migration to a file and back into a fresh QEMU, which then goes on
+with the run (--no-host-events leaves them out).
+
+A finding is QEMU dying (an abort, a signal, a sanitizer report), not
+answering qtest within --hang-timeout seconds (a hang), the monitor not
+answering a command within --monitor-timeout seconds of wall time, or a
+migration that fails.  Its whole command stream is saved as a reproducer,
+replayable with --replay FILE; lines "qmp JSON" and "host migrate" in it
+are the host events.
 
   scripts/fuzz.py --qemu build/qemu-build-san/qemu-system-aarch64 \\
       --ops 200000 --seed 1          # a bounded pass, as make check runs
   scripts/fuzz.py --seconds 600      # make fuzz
 
-The last line is "fuzz: N operations, N runs, N findings"; the exit code
-is 1 when there were findings.
+The last line is "fuzz: N operations, N runs, N findings"; the line before
+counts the host events and gives the monitor's slowest answer.  The exit
+code is 1 when there were findings.
 """
 
 import argparse
+import json
 import os
 import random
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -42,7 +55,7 @@ IPMMU_DS1 = 0xe7740000
 UTLB_OF_SDHI = [32, 33, 34, 35]        # iommus = <&ipmmu_ds1 N>
 RAM = 0x48000000
 PT_POOL = 0x4c000000                   # where page tables go
-CARD_SLOTS = {0: 'sd', 2: 'emmc'}
+SD_SLOTS = [0, 1, 3]                   # SD cards; SDHI2 has the eMMC
 IMG_SIZE = 4 << 20
 # The eMMC's two boot partitions (emmc.boot-partition-size), and its image:
 # sd_realize() wants the user area, what is left after the boot
@@ -111,9 +124,12 @@ SD_COMMANDS = [0, 2, 3, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 21, 23, 24,
 class Gen:
     """Draws qtest commands; every command gets exactly one answer line."""
 
-    def __init__(self, rng, rca):
+    def __init__(self, rng, rca, host_events=True, sd_imgs=None):
         self.r = rng
-        self.rca = rca
+        self.rca = rca                  # slot -> the SD card's RCA
+        self.host_events = host_events
+        self.sd_imgs = sd_imgs or {}
+        self.stopped = False
 
     def pick(self, seq):
         return seq[self.r.randrange(len(seq))]
@@ -227,8 +243,9 @@ class Gen:
         out.append(f'writeq 0x{slot:x} 0x{val:x}')
 
     def card_init(self, out):
-        base = SDHI[self.pick([0, 2])]
-        emmc = base == SDHI[2]
+        slot = self.pick([0, 2, 0, 2, 1, 3])
+        base = SDHI[slot]
+        emmc = slot == 2
 
         def cmd(c, arg):
             out.append(f'writel 0x{base + 0x010:x} 0x{arg:x}')
@@ -258,7 +275,7 @@ class Gen:
             cmd(0x700 | 41, 0x40ff8000)
             cmd(0x600 | 2, 0)
             cmd(0x400 | 3, 0)
-            cmd(0x500 | 7, self.rca << 16)
+            cmd(0x500 | 7, self.rca[slot] << 16)
         cmd(0x400 | 16, 512)
 
     def data_command(self, out):
@@ -277,7 +294,7 @@ class Gen:
         out.append(f'writel 0x{base + 0x820:x} 0x'
                    f'{0x10031 if read else 0x31:x}')
         out.append(f'writel 0x{base + 0x880:x} 0x{self.dma_addr():x}')
-        arg = sector * 512 if base == SDHI[0] else sector
+        arg = sector if base == SDHI[2] else sector * 512
         out.append(f'writel 0x{base + 0x010:x} 0x{arg & 0xffffffff:x}')
         c = (18 if read else 25) if blocks > 1 else (17 if read else 24)
         flags = 0x400 | 0x800 | (0x1000 if read else 0) | \
@@ -310,13 +327,52 @@ class Gen:
         out.append('clock_step %d' % self.pick(
             [10, 100, 1000, 10000, 100000, 1000000]))
 
+    def qmp(self, out, cmd, **args):
+        msg = {'execute': cmd}
+        if args:
+            msg['arguments'] = args
+        out.append('qmp ' + json.dumps(msg))
+
+    def host_event(self, out):
+        """One host event, most often stop or cont: a stopped VM gets
+        MMIO from qtest all the same, as a device model must bear"""
+        r = self.r.random()
+        if r < 0.35:
+            self.stopped = not self.stopped
+            self.qmp(out, 'stop' if self.stopped else 'cont')
+        elif r < 0.45:
+            self.qmp(out, 'system_reset')
+        elif r < 0.65:
+            slot = self.pick(SD_SLOTS)
+            if self.r.random() < 0.5:
+                self.qmp(out, 'eject', device=f'sd{slot}', force=True)
+            else:
+                self.qmp(out, 'blockdev-change-medium', device=f'sd{slot}',
+                         filename=self.sd_imgs.get(slot, ''), format='raw')
+        elif r < 0.8:
+            # SDHI3's throttle, made at start-up, runs on real time; one
+            # made now would run on qtest's virtual clock, where any block
+            # I/O waited for under the BQL (PIO, CMD17) waits for ever.
+            # Never all 0, which would remove it.
+            self.qmp(out, 'block_set_io_throttle', device='sd3',
+                     bps=self.pick([1 << 20, 4 << 20, 32 << 20]),
+                     iops=self.pick([0, 100, 500]), bps_rd=0, bps_wr=0,
+                     iops_rd=0, iops_wr=0)
+        elif r < 0.98:
+            self.qmp(out, 'query-status')
+        else:
+            # Rare: each starts a fresh QEMU
+            out.append('host migrate')
+
     def ops(self, n):
-        """n operations, each one or more qtest commands"""
+        """n operations, each one or more qtest commands or a host event"""
         weights = [(self.sdhi_write, 30), (self.sdhi_read, 8),
                    (self.ipmmu_write, 12), (self.page_table, 10),
                    (self.card_init, 1), (self.data_command, 8),
                    (self.ram_write, 3), (self.clock, 10),
                    (self.i2c_access, 6)]
+        if self.host_events:
+            weights.append((self.host_event, 1))
         funcs = [f for f, _ in weights]
         cum = [w for _, w in weights]
         out = []
@@ -326,17 +382,35 @@ class Gen:
 
 
 class Qemu:
-    def __init__(self, args, hang_timeout, workdir):
+    def __init__(self, args, hang_timeout, workdir, monitor_timeout=10,
+                 stats=None):
+        self.args = args
         self.hang_timeout = hang_timeout
+        self.monitor_timeout = monitor_timeout
+        self.workdir = workdir
+        self.stats = stats if stats is not None else new_stats()
+        # Appended to by each QEMU of the run (a migration starts another)
         self.stderr = open(os.path.join(workdir, 'stderr'), 'w+b')
+        self.stderr_path = self.stderr.name
+        self.start(args)
+
+    def start(self, args):
         env = dict(os.environ)
         env.setdefault('ASAN_OPTIONS', 'detect_leaks=0:abort_on_error=1')
         env.setdefault('UBSAN_OPTIONS',
                        'halt_on_error=1:abort_on_error=1:print_stacktrace=1')
-        self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE,
-                                  stderr=self.stderr, env=env)
+        self.qmp_path = os.path.join(self.workdir, 'qmp.sock')
+        if os.path.exists(self.qmp_path):
+            os.unlink(self.qmp_path)
+        err = open(self.stderr_path, 'ab')
+        self.p = subprocess.Popen(
+            args + ['-qmp', f'unix:{self.qmp_path},server=on,wait=off'],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+            env=env)
+        err.close()
         self.buf = b''
+        self.qmp_sock = None
+        self.qmp_buf = b''
 
     def cpu_seconds(self):
         """CPU time QEMU has used: a slow command on a loaded host is
@@ -350,10 +424,26 @@ class Qemu:
             return 0.0
 
     def send(self, cmds):
+        """Send qtest commands and host events in order; returns None, or
+        what went wrong"""
+        batch = []
+        for cmd in cmds:
+            if cmd.startswith('qmp ') or cmd.startswith('host '):
+                err = self.send_qtest(batch) or self.host_event(cmd)
+                batch = []
+                if err:
+                    return err
+            else:
+                batch.append(cmd)
+        return self.send_qtest(batch)
+
+    def send_qtest(self, cmds):
         """Send the commands and read one answer line for each.
         Returns None, or what went wrong: a hang is no answer while QEMU
         used hang_timeout seconds of CPU (or ten times that of wall time
         passed), so that a loaded host does not make one."""
+        if not cmds:
+            return None
         data = ('\n'.join(cmds) + '\n').encode()
         fd = self.p.stdout.fileno()
         want = len(cmds)
@@ -390,6 +480,118 @@ class Qemu:
                 return self.died()
         return None
 
+    def qmp_connect(self):
+        """The monitor's socket, once QEMU has made it"""
+        deadline = time.monotonic() + self.hang_timeout
+        while self.qmp_sock is None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(self.qmp_path)
+            except OSError:
+                sock.close()
+                if self.p.poll() is not None:
+                    return self.died()
+                if time.monotonic() > deadline:
+                    return 'monitor: QEMU made no QMP socket'
+                time.sleep(0.02)
+                continue
+            self.qmp_sock = sock
+            _, err = self.qmp_answer(None)          # the greeting
+            if not err:
+                _, err = self.qmp('{"execute": "qmp_capabilities"}')
+            if err:
+                return err
+        return None
+
+    def qmp_answer(self, what):
+        """Read up to the answer (the greeting if what is None), events
+        skipped; a wall-clock bound, as a hung monitor uses no CPU"""
+        start = time.monotonic()
+        while True:
+            while b'\n' in self.qmp_buf:
+                line, self.qmp_buf = self.qmp_buf.split(b'\n', 1)
+                msg = json.loads(line)
+                if 'return' in msg or 'error' in msg or \
+                        (what is None and 'QMP' in msg):
+                    took = time.monotonic() - start
+                    # The handshake's answer waits for QEMU to start
+                    if what is not None and 'qmp_capabilities' not in what \
+                            and took > self.stats['slowest answer']:
+                        self.stats['slowest answer'] = took
+                        self.stats['slowest command'] = what
+                    return msg, None
+            left = self.monitor_timeout - (time.monotonic() - start)
+            if left <= 0:
+                return None, (f'monitor hang: no answer to {what} within '
+                              f'{self.monitor_timeout} s')
+            r, _, _ = select.select([self.qmp_sock], [], [], min(left, 0.5))
+            if r:
+                chunk = self.qmp_sock.recv(1 << 16)
+                if not chunk:
+                    return None, self.died()
+                self.qmp_buf += chunk
+            elif self.p.poll() is not None:
+                return None, self.died()
+
+    def qmp(self, line):
+        err = self.qmp_connect()
+        if err:
+            return None, err
+        self.qmp_sock.sendall(line.encode() + b'\n')
+        return self.qmp_answer(line)
+
+    def host_event(self, cmd):
+        self.stats['host events'] += 1
+        if cmd == 'host migrate':
+            return self.migrate()
+        _, err = self.qmp(cmd[len('qmp '):])
+        return err
+
+    def wait_migration(self, side):
+        deadline = time.monotonic() + 10 * self.hang_timeout
+        while time.monotonic() < deadline:
+            msg, err = self.qmp('{"execute": "query-migrate"}')
+            if err:
+                return err
+            status = msg.get('return', {}).get('status')
+            if status == 'completed':
+                return None
+            if status == 'failed':
+                return (f'migration failed on the {side}: '
+                        f'{msg["return"].get("error-desc", "")}')
+            time.sleep(0.02)
+        return f'migration: the {side} did not finish'
+
+    def migrate(self):
+        """To a file, then a fresh QEMU loads it and goes on with the run;
+        the old one must quit when asked"""
+        self.stats['migrations'] += 1
+        uri = 'file:' + os.path.join(self.workdir, 'migration')
+        _, err = self.qmp(json.dumps({'execute': 'migrate',
+                                      'arguments': {'uri': uri}}))
+        err = err or self.wait_migration('source') or self.quit()
+        if err:
+            return err
+        self.start(self.args + ['-incoming', 'defer'])
+        _, err = self.qmp(json.dumps({'execute': 'migrate-incoming',
+                                      'arguments': {'uri': uri}}))
+        return err or self.wait_migration('destination')
+
+    def quit(self):
+        _, err = self.qmp('{"execute": "quit"}')
+        if err and not err.startswith('QEMU exited with 0'):
+            return err
+        try:
+            rc = self.p.wait(timeout=self.monitor_timeout)
+        except subprocess.TimeoutExpired:
+            return f'quit: QEMU still runs {self.monitor_timeout} s later'
+        if self.sanitizer_report():
+            return self.sanitizer_report()
+        if rc != 0:
+            return self.died()
+        self.qmp_sock.close()
+        return None
+
     def died(self):
         rc = self.p.wait()
         self.stderr.seek(0)
@@ -410,42 +612,60 @@ class Qemu:
         if self.p.poll() is None:
             self.p.kill()
             self.p.wait()
+        if self.qmp_sock:
+            self.qmp_sock.close()
         self.stderr.close()
 
 
-def qemu_args(qemu, sd_img, emmc_img, timing=False):
+def new_stats():
+    return {'host events': 0, 'migrations': 0, 'slowest answer': 0.0,
+            'slowest command': ''}
+
+
+def qemu_args(qemu, imgs, timing=False):
     machine = 'r8a77951-salvator-xs' + (',timing=board' if timing else '')
     return [qemu, '-M', machine, '-smp', '1', '-m', '256M',
             '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
             '-display', 'none',
             '-serial', 'none', '-monitor', 'none', '-seed', '1',
             '-global', f'emmc.boot-partition-size={EMMC_BOOT_PART}',
-            '-drive', f'if=sd,index=0,file={sd_img},format=raw',
-            '-drive', f'if=sd,index=2,file={emmc_img},format=raw',
-            '-device', 'at24c-eeprom,bus=i2c2,address=0x50,rom-size=256',
+            '-drive', f'if=sd,index=0,file={imgs[0]},format=raw',
+            '-drive', f'if=sd,index=1,file={imgs[1]},format=raw',
+            '-drive', f'if=sd,index=2,file={imgs[2]},format=raw',
+            # Throttled on real time (made before the qtest accelerator):
+            # its requests are in flight when host events come
+            '-drive', f'if=sd,index=3,file={imgs[3]},format=raw,'
+            'throttling.iops-total=500,throttling.bps-total=33554432',
+            '-drive', f'if=none,id=eeprom,file={imgs["eeprom"]},format=raw',
+            '-device', 'at24c-eeprom,bus=i2c2,address=0x50,rom-size=512,'
+            'drive=eeprom',
             '-device', 'at24c-eeprom,bus=i2c-dvfs,address=0x50,rom-size=256']
 
 
 def find_rca(args, workdir):
-    """The SD card's RCA under -seed 1, for the bring-up sequences"""
+    """The SD cards' RCAs under -seed 1, for the bring-up sequences"""
     q = Qemu(args, 30, workdir)
-    base = SDHI[0]
-    out = []
-    for c, a in ((0x300, 0), (0x408, 0x1aa), (0x437, 0), (0x729, 0x40ff8000)):
-        out += [f'writel 0x{base + 0x10:x} 0x{a:x}', f'writew 0x{base:x} '
-                f'0x{c:x}']
-    out += ['clock_step 2000000', f'writel 0x{base + 0x10:x} 0x0',
-            f'writew 0x{base:x} 0x437', f'writel 0x{base + 0x10:x} '
-            '0x40ff8000', f'writew 0x{base:x} 0x729',
-            f'writew 0x{base:x} 0x602', f'writew 0x{base:x} 0x403']
-    err = q.send(out)
-    if err:
-        sys.exit(f'fuzz: QEMU did not start: {err}')
-    q.p.stdin.write(f'readw 0x{base + 0x38:x}\n'.encode())
-    q.p.stdin.flush()
-    line = q.p.stdout.readline().decode().split()
+    rca = {}
+    for slot in SD_SLOTS:
+        base = SDHI[slot]
+        out = []
+        for c, a in ((0x300, 0), (0x408, 0x1aa), (0x437, 0),
+                     (0x729, 0x40ff8000)):
+            out += [f'writel 0x{base + 0x10:x} 0x{a:x}',
+                    f'writew 0x{base:x} 0x{c:x}']
+        out += ['clock_step 2000000', f'writel 0x{base + 0x10:x} 0x0',
+                f'writew 0x{base:x} 0x437', f'writel 0x{base + 0x10:x} '
+                '0x40ff8000', f'writew 0x{base:x} 0x729',
+                f'writew 0x{base:x} 0x602', f'writew 0x{base:x} 0x403']
+        err = q.send(out)
+        if err:
+            sys.exit(f'fuzz: QEMU did not start: {err}')
+        q.p.stdin.write(f'readw 0x{base + 0x38:x}\n'.encode())
+        q.p.stdin.flush()
+        line = q.p.stdout.readline().decode().split()
+        rca[slot] = int(line[1], 16)
     q.close()
-    return int(line[1], 16)
+    return rca
 
 
 def make_image(path, size):
@@ -454,10 +674,18 @@ def make_image(path, size):
         f.write(rng.randbytes(size))
 
 
-def run_one(args, ops, seed, batch, hang_timeout, workdir, rca):
+def make_images(imgs):
+    for slot in SD_SLOTS:
+        make_image(imgs[slot], IMG_SIZE)
+    make_image(imgs[2], EMMC_IMG_SIZE)
+    make_image(imgs['eeprom'], 512)
+
+
+def run_one(args, ops, seed, batch, a, workdir, rca, imgs, stats):
     """One QEMU: returns (operations done, finding or None, commands)"""
-    g = Gen(random.Random(seed), rca)
-    q = Qemu(args, hang_timeout, workdir)
+    g = Gen(random.Random(seed), rca, not a.no_host_events,
+            {slot: imgs[slot] for slot in SD_SLOTS})
+    q = Qemu(args, a.hang_timeout, workdir, a.monitor_timeout, stats)
     sent = []
     done = 0
     finding = None
@@ -488,6 +716,10 @@ def main():
                     help='stop after this long')
     ap.add_argument('--ops-per-run', type=int, default=20000)
     ap.add_argument('--hang-timeout', type=float, default=60)
+    ap.add_argument('--monitor-timeout', type=float, default=10,
+                    help='wall-clock seconds a QMP command may take')
+    ap.add_argument('--no-host-events', action='store_true',
+                    help='guest operations only')
     ap.add_argument('--out', default=os.path.join(top, 'build/fuzz'),
                     help='where reproducers go')
     ap.add_argument('--replay', help='send the commands of this file')
@@ -504,20 +736,21 @@ def main():
 
     os.makedirs(a.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix='rcar-fuzz-')
-    sd_img = os.path.join(work, 'sd.img')
-    emmc_img = os.path.join(work, 'emmc.img')
-    make_image(sd_img, IMG_SIZE)
-    make_image(emmc_img, EMMC_IMG_SIZE)
-    args = qemu_args(a.qemu, sd_img, emmc_img, timing=a.timing)
+    imgs = {slot: os.path.join(work, f'sd{slot}.img') for slot in SD_SLOTS}
+    imgs[2] = os.path.join(work, 'emmc.img')
+    imgs['eeprom'] = os.path.join(work, 'eeprom.img')
+    make_images(imgs)
+    args = qemu_args(a.qemu, imgs, timing=a.timing)
     # Every other run with the SD/MMC hosts' timing mode on
-    timed_args = qemu_args(a.qemu, sd_img, emmc_img, timing=True)
+    timed_args = qemu_args(a.qemu, imgs, timing=True)
+    stats = new_stats()
 
     if a.replay:
         with open(a.replay) as f:
             cmds = [line.strip() for line in f
                     if line.strip() and not line.startswith('#')]
         # One command at a time, to name the one that kills or hangs QEMU
-        q = Qemu(args, a.hang_timeout, work)
+        q = Qemu(args, a.hang_timeout, work, a.monitor_timeout, stats)
         err = None
         for i, cmd in enumerate(cmds):
             err = q.send([cmd])
@@ -546,11 +779,10 @@ def main():
                                                   a.ops - total)
         run_seed = seed + runs
         # each run starts from fresh images
-        make_image(sd_img, IMG_SIZE)
-        make_image(emmc_img, EMMC_IMG_SIZE)
+        make_images(imgs)
         run_args = timed_args if runs % 2 else args
-        done, finding, cmds = run_one(run_args, ops, run_seed, 500,
-                                      a.hang_timeout, work, rca)
+        done, finding, cmds = run_one(run_args, ops, run_seed, 500, a,
+                                      work, rca, imgs, stats)
         total += done
         runs += 1
         if finding:
@@ -570,6 +802,10 @@ def main():
     secs = time.monotonic() - start
     print(f'fuzz: seed {seed}, {secs:.0f} s, {total / max(secs, 1e-9):.0f} '
           'operations/s')
+    print(f'fuzz: {stats["host events"]} host events, '
+          f'{stats["migrations"]} migrations; the monitor\'s slowest answer '
+          f'{stats["slowest answer"] * 1000:.0f} ms '
+          f'({stats["slowest command"]})')
     summary = f'{total} operations, {runs} runs, {findings} findings'
     print(f'fuzz: {summary}')
     if a.tap:
