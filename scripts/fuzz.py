@@ -293,7 +293,12 @@ class Gen:
         out.append(f'writew 0x{base + 0x360:x} 0x{2 if dma else 0:x}')
         out.append(f'writel 0x{base + 0x820:x} 0x'
                    f'{0x10031 if read else 0x31:x}')
-        out.append(f'writel 0x{base + 0x880:x} 0x{self.dma_addr():x}')
+        # From the throttled card, often at another SDHI's SD_CMD: a
+        # request in flight when a stop drains it
+        addr = self.dma_addr()
+        if base == SDHI[3] and self.r.random() < 0.5:
+            addr = self.pick(SDHI[:3])
+        out.append(f'writel 0x{base + 0x880:x} 0x{addr:x}')
         arg = sector if base == SDHI[2] else sector * 512
         out.append(f'writel 0x{base + 0x010:x} 0x{arg & 0xffffffff:x}')
         c = (18 if read else 25) if blocks > 1 else (17 if read else 24)
@@ -356,7 +361,7 @@ class Gen:
             # Never all 0, which would remove it.
             self.qmp(out, 'block_set_io_throttle', device='sd3',
                      bps=self.pick([1 << 20, 4 << 20, 32 << 20]),
-                     iops=self.pick([0, 100, 500]), bps_rd=0, bps_wr=0,
+                     iops=self.pick([0, 50, 500]), bps_rd=0, bps_wr=0,
                      iops_rd=0, iops_wr=0)
         elif r < 0.98:
             self.qmp(out, 'query-status')
@@ -635,7 +640,7 @@ def qemu_args(qemu, imgs, timing=False):
             # Throttled on real time (made before the qtest accelerator):
             # its requests are in flight when host events come
             '-drive', f'if=sd,index=3,file={imgs[3]},format=raw,'
-            'throttling.iops-total=500,throttling.bps-total=33554432',
+            'throttling.iops-total=50,throttling.bps-total=33554432',
             '-drive', f'if=none,id=eeprom,file={imgs["eeprom"]},format=raw',
             '-device', 'at24c-eeprom,bus=i2c2,address=0x50,rom-size=512,'
             'drive=eeprom',
@@ -668,10 +673,21 @@ def find_rca(args, workdir):
     return rca
 
 
+# SD_CMD words of block commands (R1, data, read or write; ERASE with R1b)
+CMD_WORDS = [0x1c11, 0x3c12, 0x0c18, 0x2c19, 0x0526]
+
+
 def make_image(path, size):
+    """Random bytes, but every 4th block starts with a block command's
+    SD_CMD word and an argument of 0: a card read that DMA lands on an
+    SDHI's registers then issues block I/O on that SDHI's card"""
+    rng = random.Random(size)
+    data = bytearray(rng.randbytes(size))
+    for off in range(0, size - 0x20, 4 * 512):
+        data[off:off + 2] = rng.choice(CMD_WORDS).to_bytes(2, 'little')
+        data[off + 0x10:off + 0x20] = bytes(16)
     with open(path, 'wb') as f:
-        rng = random.Random(size)
-        f.write(rng.randbytes(size))
+        f.write(data)
 
 
 def make_images(imgs):
