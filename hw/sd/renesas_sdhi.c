@@ -160,10 +160,12 @@ REG32(SCC_TMPPORT7, 0x1070)
  */
 #define SCC_DLL_CALIB_CODE 0x26
 
+#define SD_CMD_RSP_NORMAL 0         /* the host picks it from the index */
 #define SD_CMD_RSP_NONE 3           /* SD_CMD[10:8], core.c RESP_* */
 #define SD_CMD_RSP_R1B  5
 #define SD_CMD_RSP_R2   6
 #define MMC_STOP_TRANSMISSION 12
+#define SD_ERASE        38          /* R1b in normal mode */
 
 /* Event bits of SD_INFO1/2: write 0 to clear, 1 has no effect */
 #define INFO1_EVENTS    0x031d
@@ -209,6 +211,21 @@ static bool sdhi_bus_busy(RenesasSDHIState *s)
 static bool sdhi_card_busy(RenesasSDHIState *s)
 {
     return !(sdbus_get_dat_lines(&s->sdbus) & 1);
+}
+
+/*
+ * Must SD_CMD wait before it goes to the card?  While the card's backend
+ * still works on the blocks of an aborted transfer, so that the command
+ * cannot overtake them; and while the card erases (DAT0 low, possibly an
+ * erase from before a reset), but for SEND_STATUS, which Linux polls
+ * with after an erase it did not send as R1b (mmc_poll_for_busy()).
+ */
+static bool sdhi_cmd_must_wait(RenesasSDHIState *s, uint16_t cmd)
+{
+    bool send_status = FIELD_EX16(cmd, SD_CMD, CF) == 13 &&
+                       !FIELD_EX16(cmd, SD_CMD, DATA);
+
+    return s->card_io_pending || (sdhi_card_busy(s) && !send_status);
 }
 
 static uint16_t sdhi_info1(RenesasSDHIState *s)
@@ -710,8 +727,8 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
         sdhi_update_irq(s);
         return;
     }
-    if (s->card_io_pending) {
-        /* The blocks of an aborted transfer go first: sdhi_xfer_timer() */
+    if (sdhi_cmd_must_wait(s, cmd)) {
+        /* sdhi_xfer_timer() issues it when the card is ready for it */
         trace_renesas_sdhi_data_abort("command waits for the card", 0);
         s->cmd_deferred = true;
         s->deferred_cmd = cmd;
@@ -746,8 +763,9 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
     sdhi_store_response(s, r, rlen);
     trace_renesas_sdhi_response(req.cmd, rlen,
                                 s->rsp[0] | (uint32_t)s->rsp[1] << 16);
-    if (rsp_type == SD_CMD_RSP_R1B && !FIELD_EX16(cmd, SD_CMD, DATA) &&
-        sdhi_card_busy(s)) {
+    if ((rsp_type == SD_CMD_RSP_R1B ||
+         (rsp_type == SD_CMD_RSP_NORMAL && req.cmd == SD_ERASE)) &&
+        !FIELD_EX16(cmd, SD_CMD, DATA) && sdhi_card_busy(s)) {
         /*
          * For R1b, RSPEND also says that the busy ended: Linux sets
          * MMC_CAP_WAIT_WHILE_BUSY and then does not poll the card
@@ -1323,7 +1341,7 @@ static void sdhi_xfer_timer(void *opaque)
         s->info1 |= R_SD_INFO1_RSPEND_MASK;
         sdhi_update_irq(s);
     }
-    if (s->cmd_deferred) {
+    if (s->cmd_deferred && !sdhi_cmd_must_wait(s, s->deferred_cmd)) {
         sdhi_issue_deferred_cmd(s);
     }
     if (!sdhi_busy(s)) {

@@ -537,6 +537,51 @@ static void test_erase_throttled(void)
 }
 
 /*
+ * An erase sent with an R1 response, as Linux sends one longer than its
+ * busy timeout (mmc_do_erase()): RSPEND at once, DAT0 low, and the card
+ * answers SEND_STATUS with the programming state, which Linux polls for
+ * (mmc_poll_for_busy()).  A machine reset then does not forget it: DAT0
+ * stays low until its zeroes have landed, so that no write after the
+ * reset is overtaken by them, and the first command waits for that.
+ */
+static void test_erase_then_reset(void)
+{
+    Emmc e;
+    QTestState *qts = emmc_start(&e, false);
+    uint64_t waited;
+    uint16_t info2;
+
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(0));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(BIG_BLOCKS - 1));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 38, 0);
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_DAT0);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)), ==,
+                     STATE_PRG);
+
+    qtest_qmp_assert_success(qts, "{ 'execute': 'system_reset' }");
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_DAT0);
+    sdhi_wr16(qts, EMMC_SLOT, SOFT_RST, 7);
+    sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_NORSP | 0);
+    /* Until the throttle's clock lets the zeroes go, the command waits */
+    info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
+    g_assert_true(info2 & INFO2_CBSY);
+    g_assert_false(info2 & INFO2_DAT0);
+    g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
+    for (waited = 0; !(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
+         waited += STEP_NS) {
+        g_assert_cmpuint(waited, <, GIVE_UP_NS);
+        qtest_clock_step(qts, STEP_NS);
+    }
+    info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
+    g_assert_false(info2 & INFO2_CBSY);
+    g_assert_true(info2 & INFO2_DAT0);
+    /* The card works again after the reset; past the erased blocks */
+    sdhi_emmc_init(qts);
+    small_read(&e, BIG_BLOCKS + 100, RAM_BUF2);
+    emmc_finish(&e);
+}
+
+/*
  * Migration with a request in flight: the source drains it (the
  * throttle lets it go at once) and its data reaches memory before the
  * state is saved; the destination moves the rest and ends the transfer.
@@ -697,6 +742,8 @@ int main(int argc, char **argv)
                    test_stop_with_dma_into_other_sdhi);
     qtest_add_func("/renesas-sdhi-async/erase-throttled",
                    test_erase_throttled);
+    qtest_add_func("/renesas-sdhi-async/erase-then-reset",
+                   test_erase_then_reset);
     qtest_add_func("/renesas-sdhi-async/migrate-in-flight",
                    test_migrate_in_flight);
     qtest_add_func("/renesas-sdhi-async/odd-block-size-migrate",

@@ -90,6 +90,7 @@
 #define R1_STATE(r)         (((r) >> 9) & 0xf)
 #define STATE_TRAN          4
 #define STATE_DATA          5
+#define STATE_PRG           7
 
 #define BLKSZ               512
 #define IMG_SIZE            (4 * MiB)

@@ -111,8 +111,9 @@ struct RenesasSDHIState {
     bool stop_pending;
     /*
      * SD_CMD written while the card's backend still works on the blocks
-     * of an aborted transfer: the command goes out when they are done,
-     * so that it cannot overtake them; until then CBSY reads 1.
+     * of an aborted transfer, or while the card erases (DAT0 low): the
+     * command goes out when they are done, so that it cannot overtake
+     * them; until then CBSY reads 1 (sdhi_cmd_must_wait()).
      */
     bool cmd_deferred;
     uint16_t deferred_cmd;
