@@ -366,8 +366,9 @@ class Gen:
         elif r < 0.98:
             self.qmp(out, 'query-status')
         else:
-            # Rare: each starts a fresh QEMU
+            # Rare: each starts a fresh QEMU, which runs (Qemu.migrate())
             out.append('host migrate')
+            self.stopped = False
 
     def ops(self, n):
         """n operations, each one or more qtest commands or a host event"""
@@ -597,7 +598,14 @@ class Qemu:
         self.start(self.args + ['-incoming', 'defer'])
         _, err = self.qmp(json.dumps({'execute': 'migrate-incoming',
                                       'arguments': {'uri': uri}}))
-        return err or self.wait_migration('destination')
+        err = err or self.wait_migration('destination')
+        if err:
+            return err
+        # A source that was stopped leaves the destination paused, its
+        # drives inactive until "cont": qtest's MMIO, which no vCPU could
+        # do then, would write to them (a block layer assertion)
+        _, err = self.qmp('{"execute": "cont"}')
+        return err
 
     def quit(self):
         _, err = self.qmp('{"execute": "quit"}')

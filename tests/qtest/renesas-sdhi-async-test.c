@@ -618,6 +618,56 @@ static void test_migrate_in_flight(void)
 }
 
 /*
+ * A stopped VM migrated with a write under way: the destination stays
+ * paused, its drive inactive until "cont", and moves nothing meanwhile
+ * (a write would fail the block layer's assertion that nothing writes to
+ * an inactive drive); after "cont" the transfer ends with all the data.
+ */
+static void test_migrate_stopped_write(void)
+{
+    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
+    g_autofree char *uri = NULL;
+    g_autofree uint8_t *data = g_malloc(BIG_BLOCKS * BLKSZ);
+    g_autofree uint8_t *img = g_malloc(BIG_BLOCKS * BLKSZ);
+    int fd = g_mkstemp(stream);
+    Emmc e;
+    QTestState *src = emmc_start(&e, false);
+    QTestState *dst;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", stream);
+    for (uint32_t i = 0; i < BIG_BLOCKS * BLKSZ; i++) {
+        data[i] = sdhi_pattern(i / BLKSZ, i % BLKSZ, WRITE_SEED);
+    }
+    qtest_memwrite(src, RAM_BUF, data, BIG_BLOCKS * BLKSZ);
+    start_dma(src, false, 0, BIG_BLOCKS, RAM_BUF);
+    assert_in_flight(src);
+    qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(src, "completed");
+    qtest_quit(src);
+
+    dst = emmc_boot(&e, "-incoming defer", "");
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(dst, "completed");
+    for (int i = 0; i < 10; i++) {
+        qtest_clock_step(dst, STEP_NS);
+        g_assert_true(query_status_answers(dst));
+        g_assert_false(sdhi_rd16(dst, EMMC_SLOT, SD_INFO1) & INFO1_ACCESSEND);
+    }
+    qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
+    wait_accessend(dst);
+    finish_dma(dst, false);
+    sdhi_image_read(e.img, 0, img, BIG_BLOCKS * BLKSZ);
+    g_assert_cmpmem(img, BIG_BLOCKS * BLKSZ, data, BIG_BLOCKS * BLKSZ);
+    emmc_finish(&e);
+    unlink(stream);
+}
+
+/*
  * SD_SIZE 500 on a card of 512-byte blocks: a DMA step ends inside a card
  * block, which only the card's byte path can give, so the card's backend
  * works under the BQL for such a step, as before.  Had the card started
@@ -746,6 +796,8 @@ int main(int argc, char **argv)
                    test_erase_then_reset);
     qtest_add_func("/renesas-sdhi-async/migrate-in-flight",
                    test_migrate_in_flight);
+    qtest_add_func("/renesas-sdhi-async/migrate-stopped-write",
+                   test_migrate_stopped_write);
     qtest_add_func("/renesas-sdhi-async/odd-block-size-migrate",
                    test_odd_block_size_migrate);
     qtest_add_func("/renesas-sdhi-async/odd-block-size-bounded-steps",
