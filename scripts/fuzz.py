@@ -534,7 +534,10 @@ class Qemu:
                               f'{self.monitor_timeout} s')
             r, _, _ = select.select([self.qmp_sock], [], [], min(left, 0.5))
             if r:
-                chunk = self.qmp_sock.recv(1 << 16)
+                try:
+                    chunk = self.qmp_sock.recv(1 << 16)
+                except OSError:
+                    chunk = b''
                 if not chunk:
                     return None, self.died()
                 self.qmp_buf += chunk
@@ -545,7 +548,10 @@ class Qemu:
         err = self.qmp_connect()
         if err:
             return None, err
-        self.qmp_sock.sendall(line.encode() + b'\n')
+        try:
+            self.qmp_sock.sendall(line.encode() + b'\n')
+        except OSError:
+            return None, self.died()
         return self.qmp_answer(line)
 
     def select_card(self, slot):
