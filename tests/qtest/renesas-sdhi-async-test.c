@@ -86,6 +86,26 @@ static void emmc_finish(Emmc *e)
     unlink(e->img);
 }
 
+/*
+ * Migrate @src through @uri into a fresh QEMU on the same image, which it
+ * quits; returns the destination once the stream is loaded
+ */
+static QTestState *migrate_to_new_qemu(Emmc *e, QTestState *src,
+                                       const char *uri)
+{
+    QTestState *dst;
+
+    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(src, "completed");
+    qtest_quit(src);
+    dst = emmc_boot(e, "-incoming defer", "");
+    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(dst, "completed");
+    return dst;
+}
+
 static bool query_status_answers(QTestState *qts)
 {
     QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-status' }");
@@ -242,6 +262,15 @@ static void test_throttled_read(void)
     emmc_finish(&e);
 }
 
+/* BIG_BLOCKS of WRITE_SEED's pattern into @data and RAM_BUF */
+static void write_data_to_ram(QTestState *qts, uint8_t *data)
+{
+    for (uint32_t i = 0; i < BIG_BLOCKS * BLKSZ; i++) {
+        data[i] = sdhi_pattern(i / BLKSZ, i % BLKSZ, WRITE_SEED);
+    }
+    qtest_memwrite(qts, RAM_BUF, data, BIG_BLOCKS * BLKSZ);
+}
+
 static void test_throttled_write(void)
 {
     Emmc e;
@@ -249,10 +278,7 @@ static void test_throttled_write(void)
     g_autofree uint8_t *data = g_malloc(BIG_BLOCKS * BLKSZ);
     g_autofree uint8_t *img = g_malloc(BIG_BLOCKS * BLKSZ);
 
-    for (uint32_t i = 0; i < BIG_BLOCKS * BLKSZ; i++) {
-        data[i] = sdhi_pattern(i / BLKSZ, i % BLKSZ, WRITE_SEED);
-    }
-    qtest_memwrite(qts, RAM_BUF, data, BIG_BLOCKS * BLKSZ);
+    write_data_to_ram(qts, data);
     start_dma(qts, false, 0, BIG_BLOCKS, RAM_BUF);
     assert_in_flight(qts);
     g_assert_cmpuint(wait_accessend(qts), >, 1000 * 1000 * 1000);
@@ -599,15 +625,7 @@ static void test_migrate_in_flight(void)
     close(fd);
     uri = g_strdup_printf("file:%s", stream);
     start_big_read(&e);
-    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
-                             "{ 'uri': %s } }", uri);
-    rcar_gen3_wait_migration(src, "completed");
-    qtest_quit(src);
-
-    dst = emmc_boot(&e, "-incoming defer", "");
-    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
-                             "'arguments': { 'uri': %s } }", uri);
-    rcar_gen3_wait_migration(dst, "completed");
+    dst = migrate_to_new_qemu(&e, src, uri);
     g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
     wait_accessend(dst);
     finish_dma(dst, true);
@@ -637,22 +655,11 @@ static void test_migrate_stopped_write(void)
     g_assert_cmpint(fd, >=, 0);
     close(fd);
     uri = g_strdup_printf("file:%s", stream);
-    for (uint32_t i = 0; i < BIG_BLOCKS * BLKSZ; i++) {
-        data[i] = sdhi_pattern(i / BLKSZ, i % BLKSZ, WRITE_SEED);
-    }
-    qtest_memwrite(src, RAM_BUF, data, BIG_BLOCKS * BLKSZ);
+    write_data_to_ram(src, data);
     start_dma(src, false, 0, BIG_BLOCKS, RAM_BUF);
     assert_in_flight(src);
     qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
-    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
-                             "{ 'uri': %s } }", uri);
-    rcar_gen3_wait_migration(src, "completed");
-    qtest_quit(src);
-
-    dst = emmc_boot(&e, "-incoming defer", "");
-    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
-                             "'arguments': { 'uri': %s } }", uri);
-    rcar_gen3_wait_migration(dst, "completed");
+    dst = migrate_to_new_qemu(&e, src, uri);
     for (int i = 0; i < 10; i++) {
         qtest_clock_step(dst, STEP_NS);
         g_assert_true(query_status_answers(dst));
@@ -710,15 +717,7 @@ static void test_odd_block_size_migrate(void)
     sdhi_wr32(src, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
     qtest_clock_step(src, 1);
     qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
-    qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
-                             "{ 'uri': %s } }", uri);
-    rcar_gen3_wait_migration(src, "completed");
-    qtest_quit(src);
-
-    dst = emmc_boot(&e, "-incoming defer", "");
-    qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
-                             "'arguments': { 'uri': %s } }", uri);
-    rcar_gen3_wait_migration(dst, "completed");
+    dst = migrate_to_new_qemu(&e, src, uri);
     qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
     g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
     wait_accessend(dst);
