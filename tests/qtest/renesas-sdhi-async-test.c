@@ -87,19 +87,28 @@ static void emmc_finish(Emmc *e)
 }
 
 /*
- * Migrate @src through @uri into a fresh QEMU on the same image, which it
- * quits; returns the destination once the stream is loaded
+ * Migrate @src through @uri into a fresh QEMU on the same image, started
+ * with @extra as the source was, which it quits; returns the destination
+ * once the stream is loaded.  KVM and TCG carry the virtual clock in the
+ * stream (vmstate "timer" in system/cpu-timers.c), the qtest accelerator
+ * does not: the destination's clock is set to the source's by hand, as
+ * those would, before the device timers in the stream are loaded.
  */
 static QTestState *migrate_to_new_qemu(Emmc *e, QTestState *src,
-                                       const char *uri)
+                                       const char *uri, const char *extra)
 {
+    g_autofree char *args = g_strdup_printf("-incoming defer %s", extra);
     QTestState *dst;
+    int64_t now;
 
     qtest_qmp_assert_success(src, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
     rcar_gen3_wait_migration(src, "completed");
+    /* The time the stream was saved at: qtest answers only a step */
+    now = qtest_clock_step(src, 1) - 1;
     qtest_quit(src);
-    dst = emmc_boot(e, "-incoming defer", "");
+    dst = emmc_boot(e, args, "");
+    g_assert_cmpint(qtest_clock_set(dst, now), ==, now);
     qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s } }", uri);
     rcar_gen3_wait_migration(dst, "completed");
@@ -625,12 +634,51 @@ static void test_migrate_in_flight(void)
     close(fd);
     uri = g_strdup_printf("file:%s", stream);
     start_big_read(&e);
-    dst = migrate_to_new_qemu(&e, src, uri);
+    dst = migrate_to_new_qemu(&e, src, uri, "");
     g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
     wait_accessend(dst);
     finish_dma(dst, true);
     check_memory(&e, RAM_BUF, 0, BIG_BLOCKS);
     small_read(&e, 200, RAM_BUF2);
+    emmc_finish(&e);
+    unlink(stream);
+}
+
+/*
+ * timing=board migrated mid-transfer: when the bus is free again
+ * (timing_until) and the transfer timer are times of the virtual clock,
+ * which goes on from the source's time on the destination; the source
+ * is well past the longest wait of a transfer (a whole chunk at the
+ * slowest clock), so a destination that read those times against a clock
+ * of its own would refuse the stream or wait for ever.
+ */
+#define TIMED_SOURCE_NS (100ULL * 1000 * 1000 * 1000)
+
+static void test_migrate_timed_in_flight(void)
+{
+    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
+    g_autofree char *uri = NULL;
+    int fd = g_mkstemp(stream);
+    Emmc e;
+    QTestState *src, *dst;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", stream);
+    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
+    sdhi_make_image(e.img, 7);
+    src = emmc_boot(&e, "-M timing=board", "");
+    sdhi_emmc_init(src);
+    qtest_clock_step(src, TIMED_SOURCE_NS);
+    qtest_memset(src, RAM_BUF, FILL, SMALL_BLOCKS * BLKSZ);
+    start_dma(src, true, 0, SMALL_BLOCKS, RAM_BUF);
+    qtest_clock_step(src, 1000);
+    g_assert_true(sdhi_rd16(src, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    dst = migrate_to_new_qemu(&e, src, uri, "-M timing=board");
+    g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    wait_accessend(dst);
+    finish_dma(dst, true);
+    check_memory(&e, RAM_BUF, 0, SMALL_BLOCKS);
     emmc_finish(&e);
     unlink(stream);
 }
@@ -659,7 +707,7 @@ static void test_migrate_stopped_write(void)
     start_dma(src, false, 0, BIG_BLOCKS, RAM_BUF);
     assert_in_flight(src);
     qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
-    dst = migrate_to_new_qemu(&e, src, uri);
+    dst = migrate_to_new_qemu(&e, src, uri, "");
     for (int i = 0; i < 10; i++) {
         qtest_clock_step(dst, STEP_NS);
         g_assert_true(query_status_answers(dst));
@@ -717,7 +765,7 @@ static void test_odd_block_size_migrate(void)
     sdhi_wr32(src, EMMC_SLOT, DM_CM_DTRAN_CTRL, 1);
     qtest_clock_step(src, 1);
     qtest_qmp_assert_success(src, "{ 'execute': 'stop' }");
-    dst = migrate_to_new_qemu(&e, src, uri);
+    dst = migrate_to_new_qemu(&e, src, uri, "");
     qtest_qmp_assert_success(dst, "{ 'execute': 'cont' }");
     g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
     wait_accessend(dst);
@@ -795,6 +843,8 @@ int main(int argc, char **argv)
                    test_erase_then_reset);
     qtest_add_func("/renesas-sdhi-async/migrate-in-flight",
                    test_migrate_in_flight);
+    qtest_add_func("/renesas-sdhi-async/migrate-timed-in-flight",
+                   test_migrate_timed_in_flight);
     qtest_add_func("/renesas-sdhi-async/migrate-stopped-write",
                    test_migrate_stopped_write);
     qtest_add_func("/renesas-sdhi-async/odd-block-size-migrate",
