@@ -31,7 +31,10 @@
 # /sys/block/*/stat), and on SDHI rows DMA transfers per MiB and physical
 # runs per transfer (QOM counters).
 #
-# Output: build/bench/report.md, report.csv, report.png.
+# Output: build/bench/report.md, report.csv, report.png, and the same
+# report as docs/measurements.md, the project's page of figures: each row
+# says when, on which host, at which commit and with which command it was
+# measured, so that no figure is copied by hand.
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
@@ -39,6 +42,7 @@ import argparse
 import csv
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -52,6 +56,9 @@ SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs',
                  'x-commands')
 # results.json: the host and duration of the run, next to the rows
 RUN_KEY = '_run'
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The page of figures in the repository, written from results.json
+PAGE = os.path.join(TOP, 'docs', 'measurements.md')
 
 # The boards other than the H3: row prefix, machine, guest RAM (E3's
 # Ebisu has 896 MiB)
@@ -150,6 +157,8 @@ class Row:
         self.results = {}
         self.kernel_version = ''
         self.skipped = None
+        # {date, host, commit, command} of the run that measured it
+        self.measured = None
         self.error = None       # why the row stopped before its end
 
 
@@ -205,7 +214,8 @@ def rows(args):
                            '(ID_AA64MMFR0.TGran16 = 0): the kernel cannot '
                            'run on this SoC, in QEMU as on silicon')
         elif not os.path.exists(kernel):
-            row.skipped = f'no {kernel}: PAGE_SIZE=64k make guest'
+            row.skipped = (f'no {os.path.relpath(kernel, TOP)}: '
+                           'PAGE_SIZE=64k make guest')
         out.append(row)
     for prefix, machine, mem in OTHER_BOARDS:
         b = BOARDS[machine]
@@ -590,22 +600,61 @@ def host_description():
         'at the start'
 
 
+def git_commit():
+    """The commit the figures are for, '+' if the tree had changes"""
+    try:
+        out = subprocess.run(['git', '-C', TOP, 'describe', '--always',
+                              '--dirty=+', '--abbrev=12'],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return 'no git'
+
+
+def bench_command():
+    """This invocation, with paths relative to the repository"""
+    words = [os.path.relpath(w, TOP) if os.path.isabs(w) else w
+             for w in sys.argv]
+    return ' '.join(['python3'] + words)
+
+
+def provenance_lines(all_rows):
+    """When, where, at which commit and how each row was measured: rows
+    kept from an earlier run (--only) say so"""
+    runs = []
+    for row in all_rows:
+        if row.measured and row.measured not in runs:
+            runs.append(row.measured)
+    lines = ['| run | date | host | commit | command | rows |',
+             '|---|---|---|---|---|---|']
+    for i, m in enumerate(runs):
+        names = ', '.join(r.name for r in all_rows if r.measured == m)
+        lines.append(f'| {i + 1} | {m["date"]} | {m["host"]} | '
+                     f'`{m["commit"]}` | `{m["command"]}` | {names} |')
+    return lines
+
+
 def write_markdown(path, all_rows, args):
     by_name = {r.name: r for r in all_rows}
     took = f'; the rows took {args.elapsed / 60:.1f} min' \
         if args.elapsed else ''
     lines = ['# R-Car Gen3 SDHI + IPMMU: `make bench`', '',
-             f'Run on {args.date}, '
+             'Written by `make bench` (`scripts/bench.py`) from '
+             '`build/bench/results.json`: edit the script, not this page.', '',
+             f'Last run on {args.date}, '
              f'{args.host}; guests -smp 2 -m 1G; '
              f'fio {args.runtime} s per workload, O_DIRECT, each workload '
              f'{args.repeats} times{took}.  Every figure is the median of '
-             'its runs, every ratio one of medians.', '',
-             'QEMU models no bus clock: an emulated eMMC moves data as fast '
-             'as the host copies it, where a board is held to the HS400 bus '
-             '(200 MB/s).  What the IPMMU saves, the fixed cost of each '
-             'request in the guest and the device, is therefore a larger '
-             'share here, and the on / off ratios exceed the board\'s.  '
-             'Compare rows of one run, not runs on different hosts.', '',
+             'its runs, every ratio one of medians.', '']
+    lines += provenance_lines(all_rows)
+    lines += ['',
+             'The rows without timing move an eMMC\'s data as fast as the '
+             'host copies it, where a board is held to its bus: what the '
+             'IPMMU saves, the fixed cost of each request in the guest and '
+             'the device, is a larger share, and their on / off ratios '
+             'exceed the board\'s.  The `timed-*` rows (timing=board under '
+             '-icount) are the ones to hold against the boards.  Compare '
+             'rows of one run, not runs on different hosts.', '',
              '## Targets', '',
              '| target | wanted | got | |', '|---|---|---|---|']
     lines += target_lines(by_name)
@@ -781,10 +830,13 @@ def main():
             row.results = data.get(row.name, {}).get('results', {})
             row.kernel_version = data.get(row.name, {}).get('kernel', '')
             row.error = data.get(row.name, {}).get('error')
+            row.measured = data.get(row.name, {}).get('measured')
         if args.report_only:
             run = data.get(RUN_KEY, {'host': 'host not recorded',
                                      'elapsed': 0.0, 'date': '?'})
             args.repeats = run.get('repeats', 1)
+    measured = {'date': run['date'], 'host': run['host'],
+                'commit': git_commit(), 'command': bench_command()}
     started = time.monotonic()
     for row in all_rows:
         if row.skipped:
@@ -794,6 +846,7 @@ def main():
             continue
         print(f'{row.name}: booting', flush=True)
         row.results = {}
+        row.measured = measured
         try:
             run_row(args, row)
         except (Exception, SystemExit) as e:  # pylint: disable=broad-except
@@ -804,7 +857,9 @@ def main():
         run['elapsed'] = time.monotonic() - started
         with open(saved, 'w') as f:
             data = {r.name: {'results': r.results, 'kernel': r.kernel_version,
-                             **({'error': r.error} if r.error else {})}
+                             **({'error': r.error} if r.error else {}),
+                             **({'measured': r.measured}
+                                if r.measured else {})}
                     for r in all_rows}
             data[RUN_KEY] = run
             json.dump(data, f, indent=1)
@@ -814,6 +869,8 @@ def main():
     lines = write_markdown(os.path.join(args.workdir, 'report.md'), all_rows,
                            args)
     write_plot(os.path.join(args.workdir, 'report.png'), all_rows)
+    with open(PAGE, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
     print('\n'.join(lines))
     failed = [r.name for r in all_rows if r.error]
     if failed:
