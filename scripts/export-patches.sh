@@ -30,22 +30,18 @@ git -C "$work" -c user.name=pristine -c user.email=pristine@localhost \
     commit -q -m "pristine $(basename "$PRISTINE")"
 base=$(git -C "$work" rev-parse HEAD)
 
-# Our files as the patches that add them hold them: the final files, with
-# what later patches of the series change in them taken back, last patch
-# first (patch_part in common.sh)
+# Our files are whole in the patch that adds them (its series line names
+# them): a patch that changes one of them instead must be folded into
+# that patch (import-series.py after a git rebase in build/patches/qemu)
 ours=$BUILD/patches/ours
 mkdir -p "$ours"
 (cd "$TOP" && git ls-files hw include tests/qtest tests/functional docs configs \
     scripts/rcar-gen3-memmap.py) > "$ours.list"
 rsync -a --files-from="$ours.list" "$TOP"/ "$ours"/
-mapfile -t in_order < <(grep -v '^#' "$series" | grep -v '^$' | cut -d: -f1)
-for ((i = ${#in_order[@]} - 1; i >= 0; i--)); do
-    p=$TOP/patches/qemu/${in_order[i]}
-    patch_part "$p" only "$ours.list" > "$ours.part"
-    grep -q '^diff --git' "$ours.part" || continue
-    patch -s -R -p1 -d "$ours" --no-backup-if-mismatch -r - < "$ours.part" ||
-        die "${in_order[i]} does not come off our files: update it to what they hold now"
-done
+while IFS= read -r p; do
+    patch_part "$p" only "$ours.list" | grep -q '^diff --git' &&
+        die "$(basename "$p") changes a file of ours: fold that into the patch that adds the file"
+done < <(ls "$TOP"/patches/qemu/*.patch)
 
 declare -A assigned=()
 while IFS= read -r line; do
@@ -85,7 +81,7 @@ done < "$ours.list"
 # The whole series must end with our files as they are
 while read -r f; do
     cmp -s "$TOP/$f" "$work/$f" ||
-        die "the series leaves $f different from ours: a patch at the tail is out of date"
+        die "the series leaves $f different from ours"
 done < "$ours.list"
 
 # The cover letter's subject and blurb: patches/qemu/cover-letter.txt,

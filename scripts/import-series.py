@@ -5,9 +5,10 @@ from `make export-patches`.
 Export the series, change it with git in build/patches/qemu (rebase -i,
 amend, reorder), then run this script: each commit after the pristine
 root becomes patches/qemu/NNNN-*.patch, and its series line names the
-files of ours that the commit adds.  What a commit changes in files of
-ours that an earlier commit adds (the features at the tail) stays in its
-patch.  The exporter's identity goes back to the project placeholder.
+files of ours that the commit adds.  Each file of ours is whole in the
+commit that adds it: fold a later change to it into that commit (git
+rebase) first, as make export-patches refuses a patch that changes one.
+The exporter's identity goes back to the project placeholder.
 Our files themselves are not touched: copy the final ones back yourself
 if you changed them in the repository."""
 import argparse

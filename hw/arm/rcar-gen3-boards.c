@@ -95,12 +95,31 @@ typedef enum RCarGen3EmmcMode {
     RCAR_GEN3_EMMC_HS52,
     RCAR_GEN3_EMMC_HS200,
     RCAR_GEN3_EMMC_HS400,
+    RCAR_GEN3_EMMC_MODE_MAX,
 } RCarGen3EmmcMode;
 
-static const char *const rcar_gen3_emmc_mode_names[] = {
-    [RCAR_GEN3_EMMC_HS52] = "hs52",
-    [RCAR_GEN3_EMMC_HS200] = "hs200",
-    [RCAR_GEN3_EMMC_HS400] = "hs400",
+static const QEnumLookup rcar_gen3_emmc_mode_lookup = {
+    .array = (const char *const[]) {
+        [RCAR_GEN3_EMMC_HS52] = "hs52",
+        [RCAR_GEN3_EMMC_HS200] = "hs200",
+        [RCAR_GEN3_EMMC_HS400] = "hs400",
+    },
+    .size = RCAR_GEN3_EMMC_MODE_MAX,
+};
+
+/* "timing": how long an SD/MMC transfer takes */
+typedef enum RCarGen3Timing {
+    RCAR_GEN3_TIMING_OFF,       /* as long as QEMU takes to move the data */
+    RCAR_GEN3_TIMING_BOARD,     /* the time of the board's bus and eMMC */
+    RCAR_GEN3_TIMING_MAX,
+} RCarGen3Timing;
+
+static const QEnumLookup rcar_gen3_timing_lookup = {
+    .array = (const char *const[]) {
+        [RCAR_GEN3_TIMING_OFF] = "off",
+        [RCAR_GEN3_TIMING_BOARD] = "board",
+    },
+    .size = RCAR_GEN3_TIMING_MAX,
 };
 
 struct RCarGen3MachineState {
@@ -121,7 +140,7 @@ struct RCarGen3MachineState {
     uint8_t prr_cut;
     bool iommu;
     RCarGen3EmmcMode emmc_mode;
-    bool board_timing;          /* timing=board */
+    RCarGen3Timing timing;
 };
 
 /*
@@ -440,7 +459,7 @@ static void rcar_gen3_attach_cards(RCarGen3MachineState *m)
             /* An eMMC 5.1 device, as soldered on the board */
             card = qdev_new(TYPE_EMMC);
             qdev_prop_set_bit(card, "hs400", true);
-            if (m->board_timing) {
+            if (m->timing == RCAR_GEN3_TIMING_BOARD) {
                 rcar_gen3_set_emmc_timing(card);
             }
         } else {
@@ -492,132 +511,6 @@ static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
     return MACHINE(m)->fdt;
 }
 
-/* Was a CPU with this MPIDR created (-smp)? */
-static bool rcar_gen3_has_cpu(RCarGen3MachineState *m, uint64_t mpidr)
-{
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-
-    for (unsigned i = 0; i < m->soc->num_cpus; i++) {
-        if (rcar_gen3_cpu_mpidr(sc, i) == mpidr) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/*
- * Drop the cpu-map entries (cluster/core nodes) whose "cpu" is one of the
- * @num phandles in @gone, and clusters left with no entry.  Returns
- * whether anything is left under @node.
- */
-#define FDT_MAX_CHILDREN 64
-
-static bool fdt_prune_cpu_map(void *fdt, int node, const uint32_t *gone,
-                              unsigned num)
-{
-    int len;
-    const fdt32_t *cpu = fdt_getprop(fdt, node, "cpu", &len);
-    int children[FDT_MAX_CHILDREN];
-    unsigned num_children = 0;
-    bool left = false;
-    int child;
-
-    if (cpu && len >= sizeof(*cpu)) {
-        for (unsigned i = 0; i < num; i++) {
-            if (fdt32_to_cpu(*cpu) == gone[i]) {
-                fdt_nop_node(fdt, node);
-                return false;
-            }
-        }
-        return true;
-    }
-    /* NOPing a node ends an iteration over it: collect the children first */
-    fdt_for_each_subnode(child, fdt, node) {
-        if (num_children == FDT_MAX_CHILDREN) {
-            return true;            /* not a cpu-map of this SoC: keep it */
-        }
-        children[num_children++] = child;
-    }
-    for (unsigned i = 0; i < num_children; i++) {
-        left |= fdt_prune_cpu_map(fdt, children[i], gone, num);
-    }
-    if (!left) {
-        fdt_nop_node(fdt, node);
-    }
-    return left;
-}
-
-/*
- * A DTB of the user's lists every CPU of the SoC; firmware on the board
- * starts them all.  Mark "fail" the CPU nodes whose MPIDR QEMU did not
- * create, and drop their cpu-map entries, so that Linux does not try to
- * start them (PSCI would fail with -22).  The nodes stay, as the PMU and
- * thermal nodes refer to them by phandle; of_get_next_cpu_node() skips
- * them.
- */
-static void rcar_gen3_fdt_prune_cpus(RCarGen3MachineState *m, void *fdt)
-{
-    int cpus = fdt_path_offset(fdt, "/cpus");
-    int acells = qemu_fdt_getprop_cell(fdt, "/cpus", "#address-cells", NULL,
-                                       NULL);
-    uint32_t gone[FDT_MAX_CHILDREN];
-    int gone_node[FDT_MAX_CHILDREN];
-    unsigned num_gone = 0;
-    int node, map;
-
-    if (cpus < 0) {
-        return;
-    }
-    fdt_for_each_subnode(node, fdt, cpus) {
-        const char *type = fdt_getprop(fdt, node, "device_type", NULL);
-        int len;
-        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
-        uint64_t mpidr;
-
-        if (!type || strcmp(type, "cpu") || !reg ||
-            len < (acells == 2 ? 8 : 4)) {
-            continue;
-        }
-        mpidr = fdt32_to_cpu(reg[0]);
-        if (acells == 2) {
-            mpidr = mpidr << 32 | fdt32_to_cpu(reg[1]);
-        }
-        if (rcar_gen3_has_cpu(m, mpidr)) {
-            continue;
-        }
-        if (num_gone < FDT_MAX_CHILDREN) {
-            gone_node[num_gone] = node;
-            gone[num_gone++] = fdt_get_phandle(fdt, node);
-        }
-    }
-    map = fdt_subnode_offset(fdt, cpus, "cpu-map");
-    if (map >= 0 && num_gone) {
-        fdt_prune_cpu_map(fdt, map, gone, num_gone);
-    }
-    /*
-     * A new property moves the nodes after it: go from the last one back,
-     * so that the offsets still to use stay valid.
-     */
-    for (unsigned i = num_gone; i-- > 0;) {
-        fdt_setprop_string(fdt, gone_node[i], "status", "fail");
-    }
-}
-
-/*
- * iommu=off takes the IPMMU out of the SD/MMC hosts' path: a DTB of the
- * user's must not send them through it either.
- */
-static void rcar_gen3_fdt_drop_sdhi_iommus(void *fdt)
-{
-    int node = -1;
-
-    while ((node = fdt_node_offset_by_compatible(fdt, node,
-                                                 "renesas,rcar-gen3-sdhi"))
-           >= 0) {
-        fdt_delprop(fdt, node, "iommus");
-    }
-}
-
 /*
  * hw/arm/boot.c replaces every /memory node with one for bank 0
  * (binfo.ram_size); put back the banks above it.  A DTB given with -dtb
@@ -632,10 +525,7 @@ static void rcar_gen3_modify_dtb(const struct arm_boot_info *binfo, void *fdt)
         fdt_add_memory_bank(fdt, &m->ram_banks[i]);
     }
     if (MACHINE(m)->dtb) {
-        rcar_gen3_fdt_prune_cpus(m, fdt);
-        if (!m->iommu) {
-            rcar_gen3_fdt_drop_sdhi_iommus(fdt);
-        }
+        rcar_gen3_fdt_fixup(m->soc, fdt);
     }
 }
 
@@ -723,7 +613,7 @@ static void rcar_gen3_board_init(MachineState *ms)
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
     }
     qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
-    if (m->board_timing) {
+    if (m->timing == RCAR_GEN3_TIMING_BOARD) {
         qdev_prop_set_bit(DEVICE(m->soc), "x-sdhi-timing", true);
         if (!icount_enabled() && !qtest_enabled()) {
             warn_report("timing=board without -icount: the guest's CPU runs "
@@ -777,38 +667,24 @@ static void rcar_gen3_set_iommu(Object *obj, bool value, Error **errp)
     RCAR_GEN3_MACHINE(obj)->iommu = value;
 }
 
-static char *rcar_gen3_get_emmc_mode(Object *obj, Error **errp)
+static int rcar_gen3_get_emmc_mode(Object *obj, Error **errp)
 {
-    return g_strdup(rcar_gen3_emmc_mode_names[
-                        RCAR_GEN3_MACHINE(obj)->emmc_mode]);
+    return RCAR_GEN3_MACHINE(obj)->emmc_mode;
 }
 
-static void rcar_gen3_set_emmc_mode(Object *obj, const char *value,
-                                    Error **errp)
+static void rcar_gen3_set_emmc_mode(Object *obj, int value, Error **errp)
 {
-    for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_emmc_mode_names); i++) {
-        if (!strcmp(value, rcar_gen3_emmc_mode_names[i])) {
-            RCAR_GEN3_MACHINE(obj)->emmc_mode = i;
-            return;
-        }
-    }
-    error_setg(errp, "emmc-mode '%s' is not one of hs400, hs200, hs52",
-               value);
+    RCAR_GEN3_MACHINE(obj)->emmc_mode = value;
 }
 
-static char *rcar_gen3_get_timing(Object *obj, Error **errp)
+static int rcar_gen3_get_timing(Object *obj, Error **errp)
 {
-    return g_strdup(RCAR_GEN3_MACHINE(obj)->board_timing ? "board" : "off");
+    return RCAR_GEN3_MACHINE(obj)->timing;
 }
 
-static void rcar_gen3_set_timing(Object *obj, const char *value,
-                                 Error **errp)
+static void rcar_gen3_set_timing(Object *obj, int value, Error **errp)
 {
-    if (strcmp(value, "board") && strcmp(value, "off")) {
-        error_setg(errp, "timing '%s' is not one of off, board", value);
-        return;
-    }
-    RCAR_GEN3_MACHINE(obj)->board_timing = !strcmp(value, "board");
+    RCAR_GEN3_MACHINE(obj)->timing = value;
 }
 
 static void rcar_gen3_machine_instance_init(Object *obj)
@@ -838,13 +714,16 @@ static void rcar_gen3_machine_class_init(ObjectClass *oc, const void *data)
     object_class_property_set_description(oc, "iommu",
         "Set off to connect the SD/MMC hosts straight to memory instead of "
         "through the IPMMU, and leave the IPMMU out of the device tree");
-    object_class_property_add_str(oc, "emmc-mode", rcar_gen3_get_emmc_mode,
-                                  rcar_gen3_set_emmc_mode);
+    object_class_property_add_enum(oc, "emmc-mode", "RCarGen3EmmcMode",
+                                   &rcar_gen3_emmc_mode_lookup,
+                                   rcar_gen3_get_emmc_mode,
+                                   rcar_gen3_set_emmc_mode);
     object_class_property_set_description(oc, "emmc-mode",
         "The fastest eMMC bus mode in the device tree: hs400 (the default, "
         "as on the board), hs200, or hs52 (no tuning)");
-    object_class_property_add_str(oc, "timing", rcar_gen3_get_timing,
-                                  rcar_gen3_set_timing);
+    object_class_property_add_enum(oc, "timing", "RCarGen3Timing",
+                                   &rcar_gen3_timing_lookup,
+                                   rcar_gen3_get_timing, rcar_gen3_set_timing);
     object_class_property_set_description(oc, "timing",
         "off (the default): SD/MMC transfers end as soon as QEMU has moved "
         "the data; board: they take the time of the bus mode the guest "

@@ -16,6 +16,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "hw/arm/bsa.h"
 #include "hw/arm/fdt.h"
 #include "hw/arm/rcar-gen3.h"
 #include "system/device_tree.h"
@@ -149,10 +150,12 @@ static void fdt_add_timer(RCarGen3State *s, void *fdt)
 
     qemu_fdt_add_subnode(fdt, "/timer");
     qemu_fdt_setprop_string(fdt, "/timer", "compatible", "arm,armv8-timer");
-    /* The same order and PPIs as the .dtsi */
+    /* The same order as the .dtsi; the PPIs the SoC wires */
     qemu_fdt_setprop_cells(fdt, "/timer", "interrupts",
-                           ppi, 13, flags, ppi, 14, flags,
-                           ppi, 11, flags, ppi, 10, flags);
+                           ppi, INTID_TO_PPI(ARCH_TIMER_S_EL1_IRQ), flags,
+                           ppi, INTID_TO_PPI(ARCH_TIMER_NS_EL1_IRQ), flags,
+                           ppi, INTID_TO_PPI(ARCH_TIMER_VIRT_IRQ), flags,
+                           ppi, INTID_TO_PPI(ARCH_TIMER_NS_EL2_IRQ), flags);
     rcar_gen3_fdt_setprop_strings(fdt, "/timer", "interrupt-names",
                                   "sec-phys", "phys", "virt", "hyp-phys",
                                   NULL);
@@ -181,7 +184,8 @@ static uint32_t fdt_add_gic(RCarGen3State *s, void *fdt, const RCarGen3Dev *d)
                                  2, w[1]->base, 2, w[1]->size,
                                  2, w[2]->base, 2, w[2]->size,
                                  2, w[3]->base, 2, w[3]->size);
-    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_FDT_IRQ_TYPE_PPI, 9,
+    qemu_fdt_setprop_cells(fdt, node, "interrupts", GIC_FDT_IRQ_TYPE_PPI,
+                           INTID_TO_PPI(ARCH_GIC_MAINT_IRQ),
                            GIC_CPU_MASK_SIMPLE(s->num_cpus) |
                            GIC_FDT_IRQ_FLAGS_LEVEL_HI);
     qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
@@ -215,7 +219,8 @@ static void fdt_add_sdhi(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
     g_autofree char *node = fdt_add_dev_node(s, fdt, d,
                                              "renesas,rcar-gen3-sdhi", NULL);
 
-    qemu_fdt_setprop_cell(fdt, node, "max-frequency", 200000000);
+    /* The card's clock is SDn at most (SD_CLK_CTRL divides it) */
+    qemu_fdt_setprop_cell(fdt, node, "max-frequency", RCAR_GEN3_SDN_HZ);
     if (ipmmu && d->utlb >= 0) {
         qemu_fdt_setprop_cells(fdt, node, "iommus", ipmmu, d->utlb);
     }
@@ -299,4 +304,138 @@ void rcar_gen3_fdt_populate(RCarGen3State *s, void *fdt)
     fdt_add_soc_nodes(s, fdt);
     fdt_add_timer(s, fdt);
     fdt_add_cpus(s, fdt);
+}
+
+/* Was a CPU with this MPIDR created (-smp)? */
+static bool rcar_gen3_has_cpu(RCarGen3State *s, uint64_t mpidr)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+
+    for (unsigned i = 0; i < s->num_cpus; i++) {
+        if (rcar_gen3_cpu_mpidr(sc, i) == mpidr) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Drop the cpu-map entries (cluster/core nodes) whose "cpu" is one of the
+ * @num phandles in @gone, and clusters left with no entry.  Returns
+ * whether anything is left under @node.
+ */
+#define FDT_MAX_CHILDREN 64
+
+static bool fdt_prune_cpu_map(void *fdt, int node, const uint32_t *gone,
+                              unsigned num)
+{
+    int len;
+    const fdt32_t *cpu = fdt_getprop(fdt, node, "cpu", &len);
+    int children[FDT_MAX_CHILDREN];
+    unsigned num_children = 0;
+    bool left = false;
+    int child;
+
+    if (cpu && len >= sizeof(*cpu)) {
+        for (unsigned i = 0; i < num; i++) {
+            if (fdt32_to_cpu(*cpu) == gone[i]) {
+                fdt_nop_node(fdt, node);
+                return false;
+            }
+        }
+        return true;
+    }
+    /* NOPing a node ends an iteration over it: collect the children first */
+    fdt_for_each_subnode(child, fdt, node) {
+        if (num_children == FDT_MAX_CHILDREN) {
+            return true;            /* not a cpu-map of this SoC: keep it */
+        }
+        children[num_children++] = child;
+    }
+    for (unsigned i = 0; i < num_children; i++) {
+        left |= fdt_prune_cpu_map(fdt, children[i], gone, num);
+    }
+    if (!left) {
+        fdt_nop_node(fdt, node);
+    }
+    return left;
+}
+
+/*
+ * A DTB of the user's lists every CPU of the SoC; firmware on the board
+ * starts them all.  Mark "fail" the CPU nodes whose MPIDR QEMU did not
+ * create, and drop their cpu-map entries, so that Linux does not try to
+ * start them (PSCI would fail with -22).  The nodes stay, as the PMU and
+ * thermal nodes refer to them by phandle; of_get_next_cpu_node() skips
+ * them.
+ */
+static void fdt_prune_cpus(RCarGen3State *s, void *fdt)
+{
+    int cpus = fdt_path_offset(fdt, "/cpus");
+    int acells = qemu_fdt_getprop_cell(fdt, "/cpus", "#address-cells", NULL,
+                                       NULL);
+    uint32_t gone[FDT_MAX_CHILDREN];
+    int gone_node[FDT_MAX_CHILDREN];
+    unsigned num_gone = 0;
+    int node, map;
+
+    if (cpus < 0) {
+        return;
+    }
+    fdt_for_each_subnode(node, fdt, cpus) {
+        const char *type = fdt_getprop(fdt, node, "device_type", NULL);
+        int len;
+        const fdt32_t *reg = fdt_getprop(fdt, node, "reg", &len);
+        uint64_t mpidr;
+
+        if (!type || strcmp(type, "cpu") || !reg ||
+            len < (acells == 2 ? 8 : 4)) {
+            continue;
+        }
+        mpidr = fdt32_to_cpu(reg[0]);
+        if (acells == 2) {
+            mpidr = mpidr << 32 | fdt32_to_cpu(reg[1]);
+        }
+        if (rcar_gen3_has_cpu(s, mpidr)) {
+            continue;
+        }
+        if (num_gone < FDT_MAX_CHILDREN) {
+            gone_node[num_gone] = node;
+            gone[num_gone++] = fdt_get_phandle(fdt, node);
+        }
+    }
+    map = fdt_subnode_offset(fdt, cpus, "cpu-map");
+    if (map >= 0 && num_gone) {
+        fdt_prune_cpu_map(fdt, map, gone, num_gone);
+    }
+    /*
+     * A new property moves the nodes after it: go from the last one back,
+     * so that the offsets still to use stay valid.
+     */
+    for (unsigned i = num_gone; i-- > 0;) {
+        fdt_setprop_string(fdt, gone_node[i], "status", "fail");
+    }
+}
+
+/*
+ * iommu=off takes the IPMMU out of the SD/MMC hosts' path: a DTB of the
+ * user's must not send them through it either.
+ */
+static void fdt_drop_sdhi_iommus(void *fdt)
+{
+    int node = -1;
+
+    while ((node = fdt_node_offset_by_compatible(fdt, node,
+                                                 "renesas,rcar-gen3-sdhi"))
+           >= 0) {
+        fdt_delprop(fdt, node, "iommus");
+    }
+}
+
+void rcar_gen3_fdt_fixup(RCarGen3State *s, void *fdt)
+{
+    fdt_prune_cpus(s, fdt);
+    if (!s->iommu) {
+        fdt_drop_sdhi_iommus(fdt);
+    }
 }

@@ -58,6 +58,12 @@ REG32(SD_STOP, 0x020)
     FIELD(SD_STOP, SEC, 8, 1)
 REG32(SD_SECCNT, 0x028)
 REG32(SD_RSP10, 0x030)
+REG32(SD_RSP1, 0x038)
+REG32(SD_RSP32, 0x040)
+REG32(SD_RSP3, 0x048)
+REG32(SD_RSP54, 0x050)
+REG32(SD_RSP5, 0x058)
+REG32(SD_RSP76, 0x060)
 REG32(SD_RSP7, 0x068)
 REG32(SD_INFO1, 0x070)
     FIELD(SD_INFO1, RSPEND, 0, 1)
@@ -188,6 +194,104 @@ REG32(SCC_TMPPORT7, 0x1070)
 /* DM_DTRAN_ADDR[6:0] are reserved: the DMAC works on 128-byte units */
 #define DMA_ADDR_ALIGN  128
 
+#define REG(s, name)    ((s)->regs[SDHI_REG_##name])
+
+/*
+ * The SD core's and the DMAC's registers.  A write stores the bits of
+ * @wmask and clears those of @w0c that it writes 0 to (the event bits:
+ * write 0 to clear, 1 has no effect); registers with side effects have
+ * code in sdhi_reg_write() too.  @bits are all the bits the register can
+ * hold, which an incoming migration must respect.  SOFT_RST and the DMAC
+ * keep their values through SOFT_RST.SDRST; a module reset resets all.
+ */
+typedef struct SDHIRegInfo {
+    const char *name;
+    hwaddr offset;
+    uint32_t reset;
+    uint32_t wmask;
+    uint32_t w0c;
+    uint32_t bits;
+    bool read_only;             /* a write is a guest error */
+    bool module;                /* reset by a module reset only */
+} SDHIRegInfo;
+
+/* 16-bit SD core registers and 32-bit DMAC ones, writable unless said */
+#define SD_REG(reg, ...) \
+    [SDHI_REG_##reg] = { .name = #reg, .offset = A_##reg, .bits = 0xffff, \
+                         .wmask = 0xffff, __VA_ARGS__ }
+#define DM_REG(reg, ...) \
+    [SDHI_REG_##reg] = { .name = #reg, .offset = A_##reg, \
+                         .bits = UINT32_MAX, .wmask = UINT32_MAX, \
+                         .module = true, __VA_ARGS__ }
+
+static const SDHIRegInfo sdhi_regs[RENESAS_SDHI_NUM_REGS] = {
+    /* The value of the command that was sent (sdhi_do_command()) */
+    SD_REG(SD_CMD, .wmask = 0),
+    /* One port: nothing to select */
+    SD_REG(SD_PORTSEL, .bits = 0, .wmask = 0),
+    SD_REG(SD_ARG, .bits = UINT32_MAX, .wmask = UINT32_MAX),
+    /* The upper half of SD_ARG, which holds it */
+    SD_REG(SD_ARG1, .bits = 0, .wmask = 0),
+    SD_REG(SD_STOP, .bits = R_SD_STOP_SEC_MASK | R_SD_STOP_STP_MASK,
+           .wmask = R_SD_STOP_SEC_MASK | R_SD_STOP_STP_MASK),
+    /* A 32-bit block count on Gen3 (tmio_mmc_start_data()) */
+    SD_REG(SD_SECCNT, .bits = UINT32_MAX, .wmask = UINT32_MAX),
+    SD_REG(SD_RSP10, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP1, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP32, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP3, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP54, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP5, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP76, .wmask = 0, .read_only = true),
+    SD_REG(SD_RSP7, .wmask = 0, .read_only = true),
+    /* The state bits are read from the card (sdhi_info1/2()) */
+    SD_REG(SD_INFO1, .bits = INFO1_EVENTS, .wmask = 0, .w0c = INFO1_EVENTS),
+    SD_REG(SD_INFO2, .bits = INFO2_EVENTS, .wmask = 0, .w0c = INFO2_EVENTS),
+    SD_REG(SD_INFO1_MASK, .reset = INFO1_IRQ_SRCS),
+    SD_REG(SD_INFO2_MASK, .reset = 0x8b7f),
+    /* DIV 0x20 (1/128), the card's clock stopped */
+    SD_REG(SD_CLK_CTRL, .reset = 0x0020, .bits = 0x3ff, .wmask = 0x3ff),
+    SD_REG(SD_SIZE, .reset = 0x0200, .bits = R_SD_SIZE_LEN_MASK,
+           .wmask = R_SD_SIZE_LEN_MASK),
+    SD_REG(SD_OPTION, .reset = 0x40ee),
+    /* QEMU cards never give CRC or end-bit errors to detail */
+    SD_REG(SD_ERR_STS1, .bits = 0, .wmask = 0, .read_only = true),
+    SD_REG(SD_ERR_STS2, .bits = 0, .wmask = 0, .read_only = true),
+    SD_REG(SDIO_MODE),
+    SD_REG(SDIO_INFO1, .bits = SDIO_INFO1_EVENTS, .wmask = 0,
+           .w0c = SDIO_INFO1_EVENTS),
+    SD_REG(SDIO_INFO1_MASK, .reset = 0xc007),
+    SD_REG(CC_EXT_MODE),
+    /* SDRST and the two reserved bits set: the SD core runs */
+    SD_REG(SOFT_RST, .reset = 0x0007, .module = true),
+    /* The "version" property, which renesas_sdhi_read() returns */
+    SD_REG(VERSION, .bits = 0, .wmask = 0, .read_only = true),
+    SD_REG(HOST_MODE),
+    SD_REG(SDIF_MODE),
+    DM_REG(DM_CM_DTRAN_MODE),
+    /* DM_START clears itself */
+    DM_REG(DM_CM_DTRAN_CTRL, .bits = 0, .wmask = 0),
+    /* Both channels out of reset */
+    DM_REG(DM_CM_RST, .reset = UINT32_MAX),
+    DM_REG(DM_CM_INFO1, .wmask = 0, .w0c = UINT32_MAX),
+    DM_REG(DM_CM_INFO1_MASK, .reset = UINT32_MAX),
+    DM_REG(DM_CM_INFO2, .wmask = 0, .w0c = UINT32_MAX),
+    DM_REG(DM_CM_INFO2_MASK, .reset = UINT32_MAX),
+    /* A write sets it 128-byte aligned; a transfer moves it by its bytes */
+    DM_REG(DM_DTRAN_ADDR),
+};
+
+/* The register at @offset, or -1 */
+static int sdhi_reg_at(hwaddr offset)
+{
+    for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
+        if (sdhi_regs[r].offset == offset) {
+            return r;
+        }
+    }
+    return -1;
+}
+
 static bool sdhi_busy(RenesasSDHIState *s)
 {
     return s->data_dir != RENESAS_SDHI_DATA_NONE;
@@ -230,7 +334,7 @@ static bool sdhi_cmd_must_wait(RenesasSDHIState *s, uint16_t cmd)
 
 static uint16_t sdhi_info1(RenesasSDHIState *s)
 {
-    uint16_t val = s->info1;
+    uint16_t val = REG(s, SD_INFO1);
 
     val = FIELD_DP16(val, SD_INFO1, SIGSTATE, sdbus_get_inserted(&s->sdbus));
     /* WRPROTECT is 1 when the card is writable (tmio_mmc_get_ro()) */
@@ -241,7 +345,7 @@ static uint16_t sdhi_info1(RenesasSDHIState *s)
 
 static uint16_t sdhi_info2(RenesasSDHIState *s)
 {
-    uint16_t val = s->info2;
+    uint16_t val = REG(s, SD_INFO2);
 
     /* DAT0 high means the card is not busy (renesas_sdhi_card_busy()) */
     val = FIELD_DP16(val, SD_INFO2, DAT0, sdbus_get_dat_lines(&s->sdbus) & 1);
@@ -257,14 +361,15 @@ static uint16_t sdhi_info2(RenesasSDHIState *s)
 
 static void sdhi_update_irq(RenesasSDHIState *s)
 {
-    bool level = (s->info1 & INFO1_IRQ_SRCS & ~s->info1_mask) ||
-                 (s->info2 & INFO2_IRQ_SRCS & ~s->info2_mask) ||
-                 (s->dm_info1 & ~s->dm_info1_mask) ||
-                 (s->dm_info2 & ~s->dm_info2_mask) ||
-                 ((s->sdio_mode & 1) &&
-                  (s->sdio_info1 & SDIO_INFO1_EVENTS & ~s->sdio_info1_mask));
+    bool level = (REG(s, SD_INFO1) & INFO1_IRQ_SRCS & ~REG(s, SD_INFO1_MASK)) ||
+                 (REG(s, SD_INFO2) & INFO2_IRQ_SRCS & ~REG(s, SD_INFO2_MASK)) ||
+                 (REG(s, DM_CM_INFO1) & ~REG(s, DM_CM_INFO1_MASK)) ||
+                 (REG(s, DM_CM_INFO2) & ~REG(s, DM_CM_INFO2_MASK)) ||
+                 ((REG(s, SDIO_MODE) & 1) &&
+                  (REG(s, SDIO_INFO1) & SDIO_INFO1_EVENTS &
+                   ~REG(s, SDIO_INFO1_MASK)));
 
-    trace_renesas_sdhi_irq(level);
+    trace_renesas_sdhi_irq(s->name, level);
     qemu_set_irq(s->irq, level);
 }
 
@@ -290,6 +395,43 @@ static void sdhi_xfer_rearm(RenesasSDHIState *s)
 {
     timer_mod(s->xfer_timer,
               qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + DMA_CHUNK_NS);
+}
+
+/*
+ * Statistics: read-only "x-" properties, not hardware state.  A DMA
+ * transfer counts the physically contiguous runs of guest RAM it covers,
+ * judged on the RAM offsets that its IOTLB entries resolve to (these
+ * follow guest physical addresses within a RAM bank).
+ */
+#define RUN_NONE UINT64_MAX
+
+static void sdhi_count_transfer_start(RenesasSDHIState *s)
+{
+    s->cur_dma_bytes = 0;
+    s->cur_dma_runs = 0;
+    s->run_next = RUN_NONE;
+    s->stat_dma_transfers++;
+}
+
+/* A piece at @addr: a new run, unless @where (a RAM offset) goes on */
+static void sdhi_count_piece(RenesasSDHIState *s, hwaddr addr,
+                             uint64_t where, hwaddr len)
+{
+    if (where == RUN_NONE || where != s->run_next) {
+        s->cur_dma_runs++;
+        s->stat_dma_runs++;
+        trace_renesas_sdhi_dma_run(s->name, addr, s->cur_dma_runs, where);
+    }
+    s->run_next = where == RUN_NONE ? RUN_NONE : where + len;
+}
+
+static void sdhi_count_transfer_end(RenesasSDHIState *s, bool ok)
+{
+    s->stat_dma_largest = MAX(s->stat_dma_largest, s->cur_dma_bytes);
+    s->stat_dma_max_runs = MAX(s->stat_dma_max_runs, s->cur_dma_runs);
+    s->stat_dma_multi_run_transfers += s->cur_dma_runs > 1;
+    trace_renesas_sdhi_dma_done(s->name, s->cur_dma_bytes, s->cur_dma_runs,
+                                ok);
 }
 
 /*
@@ -319,13 +461,13 @@ static void sdhi_xfer_rearm(RenesasSDHIState *s)
  */
 static uint64_t sdhi_card_clock_hz(RenesasSDHIState *s)
 {
-    unsigned div = FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, DIV);
+    unsigned div = FIELD_EX32(REG(s, SD_CLK_CTRL), SD_CLK_CTRL, DIV);
     unsigned shift = div == 0xff ? 0 : div ? ctz32(div) + 2 : 1;
 
-    if (!FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, SCLKEN)) {
+    if (!FIELD_EX32(REG(s, SD_CLK_CTRL), SD_CLK_CTRL, SCLKEN)) {
         shift = CLK_DIV_MAX_SHIFT;
     }
-    if ((s->sdif_mode & SDIF_MODE_HS400) && shift) {
+    if ((REG(s, SDIF_MODE) & SDIF_MODE_HS400) && shift) {
         shift--;
     }
     return s->sdn_clock_hz >> shift;
@@ -334,9 +476,9 @@ static uint64_t sdhi_card_clock_hz(RenesasSDHIState *s)
 /* Bytes per second on the data lines, from the host's clock and width */
 static uint64_t sdhi_bus_rate(RenesasSDHIState *s)
 {
-    unsigned width = FIELD_EX16(s->sd_option, SD_OPTION, WIDTH8) ? 8 :
-                     FIELD_EX16(s->sd_option, SD_OPTION, WIDTH1) ? 1 : 4;
-    unsigned ddr = s->sdif_mode & SDIF_MODE_HS400 ? 2 : 1;
+    unsigned width = FIELD_EX32(REG(s, SD_OPTION), SD_OPTION, WIDTH8) ? 8 :
+                     FIELD_EX32(REG(s, SD_OPTION), SD_OPTION, WIDTH1) ? 1 : 4;
+    unsigned ddr = REG(s, SDIF_MODE) & SDIF_MODE_HS400 ? 2 : 1;
 
     return MAX(sdhi_card_clock_hz(s) * width * ddr / 8, 1);
 }
@@ -409,10 +551,10 @@ static void sdhi_timing_dma_start(RenesasSDHIState *s)
     }
     s->timing_until = MAX(s->timing_until,
                           qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-    if (!FIELD_EX16(s->clk_ctrl, SD_CLK_CTRL, SCLKEN)) {
+    if (!FIELD_EX32(REG(s, SD_CLK_CTRL), SD_CLK_CTRL, SCLKEN)) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA with the card's clock "
                       "stopped (SD_CLK_CTRL 0x%x): timed at the slowest "
-                      "clock\n", __func__, s->clk_ctrl);
+                      "clock\n", __func__, REG(s, SD_CLK_CTRL));
     }
 }
 
@@ -427,7 +569,7 @@ static void sdhi_timing_data(RenesasSDHIState *s, uint64_t bytes)
     if (s->timing) {
         rate = sdhi_bus_rate(s);
         s->timing_until += sdhi_data_ns(s, rate, bytes);
-        trace_renesas_sdhi_timing(bytes, rate, s->timing_until -
+        trace_renesas_sdhi_timing(s->name, bytes, rate, s->timing_until -
                                   qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     }
 }
@@ -481,7 +623,7 @@ static bool sdhi_scc_tap_fails(RenesasSDHIState *s, int tap)
 static bool sdhi_scc_sample_read(RenesasSDHIState *s)
 {
     uint32_t tapset = SCC_REG(s, TAPSET);
-    bool hs400 = s->sdif_mode & SDIF_MODE_HS400;
+    bool hs400 = REG(s, SDIF_MODE) & SDIF_MODE_HS400;
     uint32_t smpcmp = 0, rvsreq = 0;
     bool below, above, here;
     int tap;
@@ -510,7 +652,7 @@ static bool sdhi_scc_sample_read(RenesasSDHIState *s)
     }
     SCC_REG(s, SMPCMP) = smpcmp;
     SCC_REG(s, RVSREQ) |= rvsreq;
-    trace_renesas_sdhi_scc_sample(tap, hs400, smpcmp, here);
+    trace_renesas_sdhi_scc_sample(s->name, tap, hs400, smpcmp, here);
     if (FIELD_EX32(SCC_REG(s, RVSCNTL), SCC_RVSCNTL, RVSEN) &&
         (rvsreq & (R_SCC_RVSREQ_REQTAPUP_MASK |
                    R_SCC_RVSREQ_REQTAPDOWN_MASK))) {
@@ -523,6 +665,13 @@ static bool sdhi_scc_sample_read(RenesasSDHIState *s)
         return false;
     }
     return true;
+}
+
+/* Word @i of a response: RSP10 and RSP1, RSP32 and RSP3, ... */
+static void sdhi_set_rsp_word(RenesasSDHIState *s, unsigned i, uint32_t word)
+{
+    s->regs[SDHI_REG_SD_RSP10 + 2 * i] = extract32(word, 0, 16);
+    s->regs[SDHI_REG_SD_RSP10 + 2 * i + 1] = extract32(word, 16, 16);
 }
 
 /* Store a response as the TMIO core presents it (tmio_mmc_cmd_irq()) */
@@ -541,8 +690,7 @@ static void sdhi_store_response(RenesasSDHIState *s, const uint8_t *r,
         words[0] = ldl_be_p(r);
     }
     for (int i = 0; i < 4; i++) {
-        s->rsp[2 * i] = words[i];
-        s->rsp[2 * i + 1] = words[i] >> 16;
+        sdhi_set_rsp_word(s, i, words[i]);
     }
 }
 
@@ -554,9 +702,8 @@ static void sdhi_send_auto_cmd12(RenesasSDHIState *s)
     size_t rlen = sdbus_do_command(&s->sdbus, &req, r, sizeof(r));
     uint32_t rsp = rlen == 4 ? ldl_be_p(r) : 0;
 
-    s->rsp[0] = rsp;
-    s->rsp[1] = rsp >> 16;
-    trace_renesas_sdhi_auto_cmd12(rsp);
+    sdhi_set_rsp_word(s, 0, rsp);
+    trace_renesas_sdhi_auto_cmd12(s->name, rsp);
 }
 
 /* Back to no data phase: the bus is idle again (CBSY 0, SCLKDIVEN 1) */
@@ -589,7 +736,7 @@ static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
 
     if (ok && dir == RENESAS_SDHI_DATA_READ && !sdhi_scc_sample_read(s)) {
         /* Sampled at a failing tap: the block CRC does not match */
-        s->info2 |= R_SD_INFO2_CRCE_MASK;
+        REG(s, SD_INFO2) |= R_SD_INFO2_CRCE_MASK;
         ok = false;
     }
     if (s->auto_cmd12) {
@@ -597,19 +744,16 @@ static void sdhi_end_data(RenesasSDHIState *s, bool ok, bool accessend)
     }
     if (s->data_by_dma && s->dma_started) {
         if (ok) {
-            s->dm_info1 |= dir == RENESAS_SDHI_DATA_READ ?
-                           R_DM_CM_INFO1_DTRANEND1_MASK :
-                           R_DM_CM_INFO1_DTRANEND0_MASK;
+            REG(s, DM_CM_INFO1) |= dir == RENESAS_SDHI_DATA_READ ?
+                                   R_DM_CM_INFO1_DTRANEND1_MASK :
+                                   R_DM_CM_INFO1_DTRANEND0_MASK;
         }
-        s->stat_dma_largest = MAX(s->stat_dma_largest, s->cur_dma_bytes);
-        s->stat_dma_max_runs = MAX(s->stat_dma_max_runs, s->cur_dma_runs);
-        s->stat_dma_multi_run_transfers += s->cur_dma_runs > 1;
-        trace_renesas_sdhi_dma_done(s->cur_dma_bytes, s->cur_dma_runs, ok);
+        sdhi_count_transfer_end(s, ok);
     }
     if (accessend) {
-        s->info1 |= R_SD_INFO1_ACCESSEND_MASK;
+        REG(s, SD_INFO1) |= R_SD_INFO1_ACCESSEND_MASK;
     }
-    trace_renesas_sdhi_data_end(ok);
+    trace_renesas_sdhi_data_end(s->name, ok);
     sdhi_clear_data_phase(s);
     sdhi_update_irq(s);
 }
@@ -644,7 +788,7 @@ static void sdhi_data_timeout(RenesasSDHIState *s)
     qemu_log_mask(LOG_GUEST_ERROR, "%s: card not ready for the %s data "
                   "phase, %u blocks left\n", __func__,
                   sdhi_dir_name(s->data_dir), s->blocks_left);
-    s->info2 |= R_SD_INFO2_DTO_MASK;
+    REG(s, SD_INFO2) |= R_SD_INFO2_DTO_MASK;
     sdhi_end_data(s, false, true);
 }
 
@@ -654,7 +798,7 @@ static void sdhi_abort_data(RenesasSDHIState *s, const char *why)
     if (!sdhi_busy(s)) {
         return;
     }
-    trace_renesas_sdhi_data_abort(why, s->blocks_left);
+    trace_renesas_sdhi_data_abort(s->name, why, s->blocks_left);
     sdhi_clear_data_phase(s);
 }
 
@@ -666,21 +810,21 @@ static void sdhi_start_data(RenesasSDHIState *s, uint16_t cmd,
     s->data_cmd = FIELD_EX16(cmd, SD_CMD, CF);
     s->data_dir = FIELD_EX16(cmd, SD_CMD, READ) ? RENESAS_SDHI_DATA_READ :
                                                   RENESAS_SDHI_DATA_WRITE;
-    s->data_by_dma = FIELD_EX16(s->cc_ext_mode, CC_EXT_MODE, DMASDRW);
+    s->data_by_dma = FIELD_EX32(REG(s, CC_EXT_MODE), CC_EXT_MODE, DMASDRW);
     s->dma_started = false;
-    s->blksz = FIELD_EX16(s->sd_size, SD_SIZE, LEN);
-    s->blocks_left = multi ? s->sd_seccnt : 1;
+    s->blksz = FIELD_EX32(REG(s, SD_SIZE), SD_SIZE, LEN);
+    s->blocks_left = multi ? REG(s, SD_SECCNT) : 1;
     /* Bit 14 is set when CMD23 counted the blocks (tmio_mmc_start_command()) */
     s->auto_cmd12 = multi && !FIELD_EX16(cmd, SD_CMD, NO_CMD12);
     s->buf_pos = 0;
     s->pio_ready = false;
     s->phase_gen++;
 
-    if (multi && !FIELD_EX16(s->sd_stop, SD_STOP, SEC)) {
+    if (multi && !FIELD_EX32(REG(s, SD_STOP), SD_STOP, SEC)) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: multi-block command without "
                       "SD_STOP.SEC, using SD_SECCNT anyway\n", __func__);
     }
-    trace_renesas_sdhi_data_start(sdhi_dir_name(s->data_dir),
+    trace_renesas_sdhi_data_start(s->name, sdhi_dir_name(s->data_dir),
                                   s->data_by_dma ? "dma" : "pio",
                                   s->blocks_left, s->blksz, s->auto_cmd12);
     if (!s->blksz || !s->blocks_left) {
@@ -712,7 +856,7 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
 {
     SDRequest req = {
         .cmd = FIELD_EX16(cmd, SD_CMD, CF),
-        .arg = s->sd_arg,
+        .arg = REG(s, SD_ARG),
     };
     unsigned rsp_type = FIELD_EX16(cmd, SD_CMD, RSP);
     uint8_t r[16];
@@ -723,18 +867,18 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
         qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while a command "
                       "sequence is running: dropped, ILA\n", __func__,
                       req.cmd);
-        s->info2 |= R_SD_INFO2_ILA_MASK;
+        REG(s, SD_INFO2) |= R_SD_INFO2_ILA_MASK;
         sdhi_update_irq(s);
         return;
     }
     if (sdhi_cmd_must_wait(s, cmd)) {
         /* sdhi_xfer_timer() issues it when the card is ready for it */
-        trace_renesas_sdhi_data_abort("command waits for the card", 0);
+        trace_renesas_sdhi_data_abort(s->name, "command waits for the card", 0);
         s->cmd_deferred = true;
         s->deferred_cmd = cmd;
         return;
     }
-    if (!FIELD_EX16(s->soft_rst, SOFT_RST, SDRST)) {
+    if (!FIELD_EX32(REG(s, SOFT_RST), SOFT_RST, SDRST)) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: CMD%u issued while SOFT_RST holds "
                       "the SD core in reset: dropped\n", __func__, req.cmd);
         return;
@@ -744,15 +888,15 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
                       "CMD55 first\n", __func__, FIELD_EX16(cmd, SD_CMD, ACMD));
     }
 
-    s->sd_cmd = cmd;
+    REG(s, SD_CMD) = cmd;
     s->stat_commands++;
-    trace_renesas_sdhi_command(req.cmd, req.arg, cmd);
+    trace_renesas_sdhi_command(s->name, req.cmd, req.arg, cmd);
     rlen = sdbus_do_command(&s->sdbus, &req, r, sizeof(r));
 
     if (rlen == 0 && rsp_type != SD_CMD_RSP_NONE) {
         /* No card, or a command the card does not accept in its state */
-        trace_renesas_sdhi_cmd_timeout(req.cmd);
-        s->info2 |= R_SD_INFO2_RSPTO_MASK;
+        trace_renesas_sdhi_cmd_timeout(s->name, req.cmd);
+        REG(s, SD_INFO2) |= R_SD_INFO2_RSPTO_MASK;
         sdhi_update_irq(s);
         return;
     }
@@ -761,8 +905,8 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
                       "but the card gave %zu bytes\n", __func__, req.cmd, rlen);
     }
     sdhi_store_response(s, r, rlen);
-    trace_renesas_sdhi_response(req.cmd, rlen,
-                                s->rsp[0] | (uint32_t)s->rsp[1] << 16);
+    trace_renesas_sdhi_response(s->name, req.cmd, rlen,
+                                REG(s, SD_RSP10) | REG(s, SD_RSP1) << 16);
     if ((rsp_type == SD_CMD_RSP_R1B ||
          (rsp_type == SD_CMD_RSP_NORMAL && req.cmd == SD_ERASE)) &&
         !FIELD_EX16(cmd, SD_CMD, DATA) && sdhi_card_busy(s)) {
@@ -771,11 +915,11 @@ static void sdhi_do_command(RenesasSDHIState *s, uint16_t cmd)
          * MMC_CAP_WAIT_WHILE_BUSY and then does not poll the card
          * (mmc_do_erase()).  renesas_sdhi_card_busy_ended() ends it.
          */
-        trace_renesas_sdhi_card_busy(req.cmd, true);
+        trace_renesas_sdhi_card_busy(s->name, req.cmd, true);
         s->rsp_busy = true;
         return;
     }
-    s->info1 |= R_SD_INFO1_RSPEND_MASK;
+    REG(s, SD_INFO1) |= R_SD_INFO1_RSPEND_MASK;
     if (FIELD_EX16(cmd, SD_CMD, DATA)) {
         sdhi_start_data(s, cmd, rlen > 0);
     }
@@ -793,9 +937,9 @@ static void sdhi_stop(RenesasSDHIState *s)
         s->stop_pending = true;
         return;
     }
-    trace_renesas_sdhi_stop(s->blocks_left);
-    if (!s->auto_cmd12 && FIELD_EX16(s->sd_cmd, SD_CMD, MULTI) &&
-        !FIELD_EX16(s->sd_cmd, SD_CMD, NO_CMD12)) {
+    trace_renesas_sdhi_stop(s->name, s->blocks_left);
+    if (!s->auto_cmd12 && FIELD_EX32(REG(s, SD_CMD), SD_CMD, MULTI) &&
+        !FIELD_EX32(REG(s, SD_CMD), SD_CMD, NO_CMD12)) {
         s->auto_cmd12 = true;
     }
     sdhi_end_data(s, true, true);
@@ -822,7 +966,7 @@ static void sdhi_pio_step(RenesasSDHIState *s)
         sdbus_write_data(&s->sdbus, s->buf, s->blksz);
         s->blocks_left--;
         s->stat_pio_blocks++;
-        trace_renesas_sdhi_pio_block("write", s->blocks_left);
+        trace_renesas_sdhi_pio_block(s->name, "write", s->blocks_left);
     }
     if (!s->blocks_left) {
         sdhi_end_data(s, true, true);
@@ -836,11 +980,11 @@ static void sdhi_pio_step(RenesasSDHIState *s)
         sdbus_read_data(&s->sdbus, s->buf, s->blksz);
         s->blocks_left--;
         s->stat_pio_blocks++;
-        trace_renesas_sdhi_pio_block("read", s->blocks_left);
+        trace_renesas_sdhi_pio_block(s->name, "read", s->blocks_left);
     }
     s->buf_pos = 0;
     s->pio_ready = true;
-    s->info2 |= read ? R_SD_INFO2_BRE_MASK : R_SD_INFO2_BWE_MASK;
+    REG(s, SD_INFO2) |= read ? R_SD_INFO2_BRE_MASK : R_SD_INFO2_BWE_MASK;
     sdhi_update_irq(s);
 }
 
@@ -852,7 +996,7 @@ static void sdhi_pio_step(RenesasSDHIState *s)
  */
 static void sdhi_dma_fail(RenesasSDHIState *s, unsigned ch)
 {
-    s->dm_info2 |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
+    REG(s, DM_CM_INFO2) |= ch ? R_DM_CM_INFO2_DTRANERR1_MASK :
                         R_DM_CM_INFO2_DTRANERR0_MASK;
     sdhi_end_data(s, false, false);
 }
@@ -861,8 +1005,9 @@ static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA %s at bus address 0x%08" PRIx32
                   " failed (MemTxResult %d), %u blocks left\n", __func__,
-                  sdhi_dir_name(s->data_dir), s->dm_addr, res, s->blocks_left);
-    trace_renesas_sdhi_dma_error(s->dm_addr, res);
+                  sdhi_dir_name(s->data_dir), REG(s, DM_DTRAN_ADDR), res,
+                  s->blocks_left);
+    trace_renesas_sdhi_dma_error(s->name, REG(s, DM_DTRAN_ADDR), res);
     sdhi_dma_fail(s, sdhi_dma_channel(s->data_dir));
 }
 
@@ -873,25 +1018,7 @@ static void sdhi_dma_error(RenesasSDHIState *s, MemTxResult res)
  * piece as far as one translation of the bus address reaches (an IOMMU
  * page or block; a page without IOMMU), translated once: the IOMMU sees
  * one look-up per piece, and one fault per faulting access.
- *
- * On the way the DMAC counts the physically contiguous runs of guest RAM
- * that the transfer covers, judged on the RAM offsets the translated
- * addresses resolve to (these follow guest physical addresses within a
- * RAM bank).
  */
-#define RUN_NONE UINT64_MAX
-
-/* Count a new run unless @where (a RAM offset) continues the last one */
-static void sdhi_dma_count_run(RenesasSDHIState *s, hwaddr addr,
-                               uint64_t where, hwaddr len)
-{
-    if (where == RUN_NONE || where != s->run_next) {
-        s->cur_dma_runs++;
-        s->stat_dma_runs++;
-        trace_renesas_sdhi_dma_run(addr, s->cur_dma_runs, where);
-    }
-    s->run_next = where == RUN_NONE ? RUN_NONE : where + len;
-}
 
 /*
  * Move at most @len bytes between @buf and bus address @addr, as far as
@@ -932,7 +1059,7 @@ static MemTxResult sdhi_dma_piece(RenesasSDHIState *s, hwaddr addr,
             *all_ram = false;
         }
     }
-    sdhi_dma_count_run(s, addr, where, plen);
+    sdhi_count_piece(s, addr, where, plen);
     res = dma_memory_rw(xlt.target_as, pa, buf, plen,
                         to_memory ? DMA_DIRECTION_FROM_DEVICE :
                                     DMA_DIRECTION_TO_DEVICE, attrs);
@@ -1025,8 +1152,8 @@ static void sdhi_dma_advance(RenesasSDHIState *s, uint32_t blocks)
     s->blocks_left -= blocks;
     s->cur_dma_bytes += bytes;
     s->stat_dma_bytes += bytes;
-    if (FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE)) {
-        s->dm_addr += bytes;
+    if (FIELD_EX32(REG(s, DM_CM_DTRAN_MODE), DM_CM_DTRAN_MODE, ADDR_MODE)) {
+        REG(s, DM_DTRAN_ADDR) += bytes;
     }
 }
 
@@ -1057,7 +1184,7 @@ static SDHIDMAOutcome sdhi_dma_blocks_end(RenesasSDHIState *s, uint32_t gen,
 {
     if (s->phase_gen != gen) {
         /* The phase ended under a memory access: nothing here is ours */
-        trace_renesas_sdhi_data_abort("phase ended during DMA", 0);
+        trace_renesas_sdhi_data_abort(s->name, "phase ended during DMA", 0);
         return SDHI_DMA_GONE;
     }
     s->dma_mem_ram = all_ram;
@@ -1082,7 +1209,7 @@ static SDHIDMAOutcome sdhi_dma_read_end(RenesasSDHIState *s, uint32_t gen,
 {
     bool all_ram = true;
     hwaddr done;
-    MemTxResult res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
+    MemTxResult res = sdhi_dma_memory(s, gen, REG(s, DM_DTRAN_ADDR), s->dma_buf,
                                       (hwaddr)moved * s->blksz, true, &done,
                                       &all_ram);
 
@@ -1123,7 +1250,8 @@ static bool sdhi_card_io_start(RenesasSDHIState *s, uint32_t blocks,
     s->card_io_pending = true;
     s->card_io_ours = true;
     s->card_io_blocks = blocks;
-    trace_renesas_sdhi_card_io_start(sdhi_dir_name(s->data_dir), started);
+    trace_renesas_sdhi_card_io_start(s->name, sdhi_dir_name(s->data_dir),
+                                     started);
     return true;
 }
 
@@ -1148,7 +1276,7 @@ static SDHIDMAOutcome sdhi_dma_blocks(RenesasSDHIState *s, uint32_t gen,
         return sdhi_dma_read_end(s, gen, blocks,
                                  sdhi_card_read(s, s->dma_buf, blocks));
     }
-    res = sdhi_dma_memory(s, gen, s->dm_addr, s->dma_buf,
+    res = sdhi_dma_memory(s, gen, REG(s, DM_DTRAN_ADDR), s->dma_buf,
                           (hwaddr)blocks * s->blksz, false, &done, &all_ram);
     /* Only whole blocks that came from memory go to the card */
     if (s->phase_gen == gen && done >= s->blksz &&
@@ -1194,8 +1322,9 @@ static void sdhi_dma_continue(RenesasSDHIState *s, bool from_timer)
 static void sdhi_dma_step(RenesasSDHIState *s)
 {
     uint32_t gen = s->phase_gen;
-    uint32_t chunk = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, ADDR_MODE) ?
-                     MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
+    bool increment = FIELD_EX32(REG(s, DM_CM_DTRAN_MODE), DM_CM_DTRAN_MODE,
+                                ADDR_MODE);
+    uint32_t chunk = increment ? MAX(DMA_CHUNK_BYTES / s->blksz, 1) : 1;
     uint32_t slow = MAX(DMA_MMIO_BYTES / s->blksz, 1);
     uint32_t todo = MIN(s->blocks_left, chunk);
     uint32_t blocks = s->dma_mem_ram ? todo : MIN(todo, slow);
@@ -1302,7 +1431,7 @@ static void sdhi_card_io_done(void *opaque, size_t done)
     RenesasSDHIState *s = opaque;
     bool ours = s->card_io_ours;
 
-    trace_renesas_sdhi_card_io_done(done, ours);
+    trace_renesas_sdhi_card_io_done(s->name, done, ours);
     s->card_io_pending = false;
     s->card_io_ours = false;
     if (ours) {
@@ -1336,9 +1465,11 @@ static void sdhi_xfer_timer(void *opaque)
         return;     /* its completion kicks the timer again */
     }
     if (s->rsp_busy && !sdhi_card_busy(s)) {
-        trace_renesas_sdhi_card_busy(FIELD_EX16(s->sd_cmd, SD_CMD, CF), false);
+        trace_renesas_sdhi_card_busy(s->name,
+                                     FIELD_EX32(REG(s, SD_CMD), SD_CMD, CF),
+                                     false);
         s->rsp_busy = false;
-        s->info1 |= R_SD_INFO1_RSPEND_MASK;
+        REG(s, SD_INFO1) |= R_SD_INFO1_RSPEND_MASK;
         sdhi_update_irq(s);
     }
     if (s->cmd_deferred && !sdhi_cmd_must_wait(s, s->deferred_cmd)) {
@@ -1360,7 +1491,8 @@ static void sdhi_xfer_timer(void *opaque)
 
 static void sdhi_dma_start(RenesasSDHIState *s)
 {
-    unsigned ch = FIELD_EX32(s->dm_mode, DM_CM_DTRAN_MODE, CH_NUM);
+    unsigned ch = FIELD_EX32(REG(s, DM_CM_DTRAN_MODE), DM_CM_DTRAN_MODE,
+                             CH_NUM);
 
     if (!sdhi_busy(s) || !s->data_by_dma || s->dma_started) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: DM_START without a DMA data phase "
@@ -1373,20 +1505,18 @@ static void sdhi_dma_start(RenesasSDHIState *s)
         sdhi_dma_fail(s, ch);
         return;
     }
-    if (!(s->dm_rst & (R_DM_CM_RST_DTRANRST0_MASK << ch))) {
+    if (!(REG(s, DM_CM_RST) & (R_DM_CM_RST_DTRANRST0_MASK << ch))) {
         qemu_log_mask(LOG_GUEST_ERROR, "%s: DMAC channel %u is held in reset "
                       "by DM_CM_RST: DM_START ignored\n", __func__, ch);
         return;
     }
     s->dma_started = true;
     s->dma_mem_ram = false;
-    s->cur_dma_bytes = 0;
-    s->cur_dma_runs = 0;
-    s->run_next = RUN_NONE;
-    s->stat_dma_transfers++;
+    sdhi_count_transfer_start(s);
     sdhi_timing_dma_start(s);
-    trace_renesas_sdhi_dma_start(sdhi_dir_name(s->data_dir), s->dm_addr,
-                                 s->blocks_left, s->blksz);
+    trace_renesas_sdhi_dma_start(s->name, sdhi_dir_name(s->data_dir),
+                                 REG(s, DM_DTRAN_ADDR), s->blocks_left,
+                                 s->blksz);
     sdhi_xfer_kick(s);
 }
 
@@ -1396,7 +1526,7 @@ static void sdhi_dma_start(RenesasSDHIState *s)
  */
 static void sdhi_dma_reset_write(RenesasSDHIState *s, uint32_t val)
 {
-    s->dm_rst = val;
+    REG(s, DM_CM_RST) = val;
     for (unsigned ch = 0; ch < 2; ch++) {
         if (!(val & (R_DM_CM_RST_DTRANRST0_MASK << ch)) && sdhi_busy(s) &&
             s->data_by_dma && sdhi_dma_channel(s->data_dir) == ch) {
@@ -1405,44 +1535,30 @@ static void sdhi_dma_reset_write(RenesasSDHIState *s, uint32_t val)
     }
 }
 
-/* SD core registers to their reset values; the card is left alone */
+/* Registers to their reset values: the SD core's, or all of them */
+static void sdhi_reset_regs(RenesasSDHIState *s, bool module)
+{
+    for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
+        if (module || !sdhi_regs[r].module) {
+            s->regs[r] = sdhi_regs[r].reset;
+        }
+    }
+}
+
+/* The SD core, as SOFT_RST.SDRST resets it; the card is left alone */
 static void sdhi_reset_sd_core(RenesasSDHIState *s)
 {
     sdhi_abort_data(s, "reset");
     s->cmd_deferred = false;
     s->rsp_busy = false;
-    s->sd_cmd = 0;
-    s->sd_arg = 0;
-    s->sd_stop = 0;
-    s->sd_seccnt = 0;
-    memset(s->rsp, 0, sizeof(s->rsp));
-    s->info1 = 0;
-    s->info2 = 0;
-    s->info1_mask = INFO1_IRQ_SRCS;
-    s->info2_mask = 0x8b7f;
-    s->clk_ctrl = 0x0020;
-    s->sd_size = 0x0200;
-    s->sd_option = 0x40ee;
-    s->sdio_mode = 0;
-    s->sdio_info1 = 0;
-    s->sdio_info1_mask = 0xc007;
-    s->cc_ext_mode = 0;
-    s->host_mode = 0;
-    s->sdif_mode = 0;
+    sdhi_reset_regs(s, false);
 }
 
 /* The whole module, as after a power-on or CPG (SRCR) reset */
 static void sdhi_reset_module(RenesasSDHIState *s)
 {
     sdhi_reset_sd_core(s);
-    s->soft_rst = 0x0007;
-    s->dm_mode = 0;
-    s->dm_rst = 0xffffffff;
-    s->dm_info1 = 0;
-    s->dm_info1_mask = 0xffffffff;
-    s->dm_info2 = 0;
-    s->dm_info2_mask = 0xffffffff;
-    s->dm_addr = 0;
+    sdhi_reset_regs(s, true);
     memset(s->scc, 0, sizeof(s->scc));
     memset(s->scc_dll, 0, sizeof(s->scc_dll));
     sdhi_update_irq(s);
@@ -1450,14 +1566,14 @@ static void sdhi_reset_module(RenesasSDHIState *s)
 
 static void sdhi_soft_reset_write(RenesasSDHIState *s, uint16_t val)
 {
-    bool was_running = FIELD_EX16(s->soft_rst, SOFT_RST, SDRST);
+    bool was_running = FIELD_EX32(REG(s, SOFT_RST), SOFT_RST, SDRST);
 
     if (was_running && !FIELD_EX16(val, SOFT_RST, SDRST)) {
         /* Keeps the card: Linux resets the host on every runtime resume */
-        trace_renesas_sdhi_reset("SOFT_RST");
+        trace_renesas_sdhi_reset(s->name, "SOFT_RST");
         sdhi_reset_sd_core(s);
     }
-    s->soft_rst = val;
+    REG(s, SOFT_RST) = val;
     sdhi_update_irq(s);
 }
 
@@ -1469,8 +1585,8 @@ static bool sdhi_buf_accessible(RenesasSDHIState *s, RenesasSDHIDataDir dir)
                       __func__, dir == RENESAS_SDHI_DATA_READ ? "read" :
                       "write", dir == RENESAS_SDHI_DATA_READ ? "ready" :
                       "requested");
-        s->info2 |= dir == RENESAS_SDHI_DATA_READ ? R_SD_INFO2_ILR_MASK :
-                                                    R_SD_INFO2_ILW_MASK;
+        REG(s, SD_INFO2) |= dir == RENESAS_SDHI_DATA_READ ?
+                            R_SD_INFO2_ILR_MASK : R_SD_INFO2_ILW_MASK;
         sdhi_update_irq(s);
         return false;
     }
@@ -1573,124 +1689,104 @@ static bool sdhi_offset_is_scc(hwaddr offset)
     return offset >= SCC_BASE && offset <= A_SCC_TMPPORT7 && !(offset & 7);
 }
 
+/* What a read of register @r returns */
+static uint32_t sdhi_reg_read(RenesasSDHIState *s, RenesasSDHIReg r,
+                              unsigned size)
+{
+    switch (r) {
+    case SDHI_REG_SD_ARG:
+        return size >= 4 ? REG(s, SD_ARG) : extract32(REG(s, SD_ARG), 0, 16);
+    case SDHI_REG_SD_ARG1:
+        return extract32(REG(s, SD_ARG), 16, 16);
+    case SDHI_REG_SD_INFO1:
+        return sdhi_info1(s);
+    case SDHI_REG_SD_INFO2:
+        return sdhi_info2(s);
+    case SDHI_REG_VERSION:
+        return s->version;
+    default:
+        return s->regs[r];
+    }
+}
+
+/* A write of @val to register @r, with what it does besides */
+static void sdhi_reg_write(RenesasSDHIState *s, RenesasSDHIReg r,
+                           uint32_t val, unsigned size)
+{
+    const SDHIRegInfo *ri = &sdhi_regs[r];
+
+    if (ri->read_only) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: write to read-only register %s "
+                      "ignored\n", __func__, ri->name);
+        return;
+    }
+    switch (r) {
+    case SDHI_REG_SD_CMD:
+        sdhi_do_command(s, val);
+        return;
+    case SDHI_REG_SOFT_RST:
+        sdhi_soft_reset_write(s, val);
+        return;
+    case SDHI_REG_SD_ARG:
+    case SDHI_REG_SD_SECCNT:
+        /* 32-bit registers that a 16-bit access writes the low half of */
+        s->regs[r] = size >= 4 ? val : deposit32(s->regs[r], 0, 16, val);
+        break;
+    case SDHI_REG_SD_ARG1:
+        REG(s, SD_ARG) = deposit32(REG(s, SD_ARG), 16, 16, val);
+        break;
+    case SDHI_REG_SD_STOP:
+        REG(s, SD_STOP) = val & ri->wmask;
+        if (FIELD_EX16(val, SD_STOP, STP)) {
+            sdhi_stop(s);
+        }
+        break;
+    case SDHI_REG_DM_CM_DTRAN_CTRL:
+        if (FIELD_EX32(val, DM_CM_DTRAN_CTRL, DM_START)) {
+            sdhi_dma_start(s);
+        }
+        break;
+    case SDHI_REG_DM_CM_RST:
+        sdhi_dma_reset_write(s, val);
+        break;
+    case SDHI_REG_DM_DTRAN_ADDR:
+        if (val & (DMA_ADDR_ALIGN - 1)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "%s: DM_DTRAN_ADDR 0x%08" PRIx32
+                          " is not 128-byte aligned: bits [6:0] ignored\n",
+                          __func__, val);
+        }
+        /*
+         * A new address, whatever the last transfer left: that one may end
+         * off the alignment (blocks of SD_SIZE 8 or 64 bytes)
+         */
+        REG(s, DM_DTRAN_ADDR) = val & ~(uint32_t)(DMA_ADDR_ALIGN - 1);
+        break;
+    default:
+        s->regs[r] = (s->regs[r] & ~ri->wmask & ~(ri->w0c & ~val)) |
+                     (val & ri->wmask);
+        break;
+    }
+    sdhi_update_irq(s);
+}
+
 static uint64_t renesas_sdhi_read(void *opaque, hwaddr offset, unsigned size)
 {
     RenesasSDHIState *s = RENESAS_SDHI(opaque);
+    int r = sdhi_reg_at(offset);
     uint64_t val = 0;
 
     if (offset == A_SD_BUF0) {
         val = sdhi_buf_read(s, size);
-        trace_renesas_sdhi_read(offset, size, val);
-        return val;
-    }
-    if (offset & 7) {
-        /* Upper halves of the 64-bit slots are not decoded */
-        return 0;
-    }
-
-    switch (offset) {
-    case A_SD_CMD:
-        val = s->sd_cmd;
-        break;
-    case A_SD_ARG:
-        val = size >= 4 ? s->sd_arg : extract32(s->sd_arg, 0, 16);
-        break;
-    case A_SD_ARG1:
-        val = extract32(s->sd_arg, 16, 16);
-        break;
-    case A_SD_STOP:
-        val = s->sd_stop;
-        break;
-    case A_SD_SECCNT:
-        val = s->sd_seccnt;
-        break;
-    case A_SD_RSP10 ... A_SD_RSP7:
-        val = s->rsp[(offset - A_SD_RSP10) / 8];
-        break;
-    case A_SD_INFO1:
-        val = sdhi_info1(s);
-        break;
-    case A_SD_INFO2:
-        val = sdhi_info2(s);
-        break;
-    case A_SD_INFO1_MASK:
-        val = s->info1_mask;
-        break;
-    case A_SD_INFO2_MASK:
-        val = s->info2_mask;
-        break;
-    case A_SD_CLK_CTRL:
-        val = s->clk_ctrl;
-        break;
-    case A_SD_SIZE:
-        val = s->sd_size;
-        break;
-    case A_SD_OPTION:
-        val = s->sd_option;
-        break;
-    case A_SD_PORTSEL:
-    case A_SD_ERR_STS1:
-    case A_SD_ERR_STS2:
-        /* QEMU cards never give CRC or end-bit errors to detail */
-        break;
-    case A_SDIO_MODE:
-        val = s->sdio_mode;
-        break;
-    case A_SDIO_INFO1:
-        val = s->sdio_info1;
-        break;
-    case A_SDIO_INFO1_MASK:
-        val = s->sdio_info1_mask;
-        break;
-    case A_CC_EXT_MODE:
-        val = s->cc_ext_mode;
-        break;
-    case A_SOFT_RST:
-        val = s->soft_rst;
-        break;
-    case A_VERSION:
-        val = s->version;
-        break;
-    case A_HOST_MODE:
-        val = s->host_mode;
-        break;
-    case A_SDIF_MODE:
-        val = s->sdif_mode;
-        break;
-    case A_DM_CM_DTRAN_MODE:
-        val = s->dm_mode;
-        break;
-    case A_DM_CM_DTRAN_CTRL:
-        /* DM_START clears itself */
-        break;
-    case A_DM_CM_RST:
-        val = s->dm_rst;
-        break;
-    case A_DM_CM_INFO1:
-        val = s->dm_info1;
-        break;
-    case A_DM_CM_INFO1_MASK:
-        val = s->dm_info1_mask;
-        break;
-    case A_DM_CM_INFO2:
-        val = s->dm_info2;
-        break;
-    case A_DM_CM_INFO2_MASK:
-        val = s->dm_info2_mask;
-        break;
-    case A_DM_DTRAN_ADDR:
-        val = s->dm_addr;
-        break;
-    default:
-        if (sdhi_offset_is_scc(offset)) {
-            val = sdhi_scc_read(s, offset);
-            break;
-        }
+    } else if (r >= 0) {
+        val = sdhi_reg_read(s, r, size);
+    } else if (sdhi_offset_is_scc(offset)) {
+        val = sdhi_scc_read(s, offset);
+    } else if (!(offset & 7)) {
+        /* The upper halves of the 64-bit slots are not decoded */
         qemu_log_mask(LOG_UNIMP, "%s: unimplemented register 0x%04"
                       HWADDR_PRIx " reads as zero\n", __func__, offset);
-        break;
     }
-    trace_renesas_sdhi_read(offset, size, val);
+    trace_renesas_sdhi_read(s->name, offset, size, val);
     return val;
 }
 
@@ -1698,131 +1794,21 @@ static void renesas_sdhi_write(void *opaque, hwaddr offset, uint64_t val,
                                unsigned size)
 {
     RenesasSDHIState *s = RENESAS_SDHI(opaque);
+    int r = sdhi_reg_at(offset);
 
-    trace_renesas_sdhi_write(offset, size, val);
+    trace_renesas_sdhi_write(s->name, offset, size, val);
     if (offset == A_SD_BUF0) {
         sdhi_buf_write(s, val, size);
-        return;
-    }
-    if (offset & 7) {
-        return;
-    }
-
-    switch (offset) {
-    case A_SD_CMD:
-        sdhi_do_command(s, val);
-        return;
-    case A_SD_ARG:
-        s->sd_arg = size >= 4 ? val : deposit32(s->sd_arg, 0, 16, val);
-        break;
-    case A_SD_ARG1:
-        s->sd_arg = deposit32(s->sd_arg, 16, 16, val);
-        break;
-    case A_SD_STOP:
-        s->sd_stop = val & (R_SD_STOP_SEC_MASK | R_SD_STOP_STP_MASK);
-        if (FIELD_EX16(s->sd_stop, SD_STOP, STP)) {
-            sdhi_stop(s);
-        }
-        break;
-    case A_SD_SECCNT:
-        /* A 32-bit block count on Gen3 (tmio_mmc_start_data()) */
-        s->sd_seccnt = size >= 4 ? val : deposit32(s->sd_seccnt, 0, 16, val);
-        break;
-    case A_SD_INFO1:
-        /* Event bits: write 0 to clear; state bits ignore writes (T1) */
-        s->info1 &= val | ~INFO1_EVENTS;
-        break;
-    case A_SD_INFO2:
-        s->info2 &= val | ~INFO2_EVENTS;
-        break;
-    case A_SD_INFO1_MASK:
-        s->info1_mask = val;
-        break;
-    case A_SD_INFO2_MASK:
-        s->info2_mask = val;
-        break;
-    case A_SD_CLK_CTRL:
-        s->clk_ctrl = val & 0x3ff;
-        break;
-    case A_SD_SIZE:
-        s->sd_size = val & R_SD_SIZE_LEN_MASK;
-        break;
-    case A_SD_OPTION:
-        s->sd_option = val;
-        break;
-    case A_SDIO_MODE:
-        s->sdio_mode = val;
-        break;
-    case A_SDIO_INFO1:
-        s->sdio_info1 &= val | ~SDIO_INFO1_EVENTS;
-        break;
-    case A_SDIO_INFO1_MASK:
-        s->sdio_info1_mask = val;
-        break;
-    case A_CC_EXT_MODE:
-        s->cc_ext_mode = val;
-        break;
-    case A_SOFT_RST:
-        sdhi_soft_reset_write(s, val);
-        return;
-    case A_HOST_MODE:
-        s->host_mode = val;
-        break;
-    case A_SDIF_MODE:
-        s->sdif_mode = val;
-        break;
-    case A_VERSION:
-    case A_SD_RSP10 ... A_SD_RSP7:
-    case A_SD_ERR_STS1:
-    case A_SD_ERR_STS2:
-        qemu_log_mask(LOG_GUEST_ERROR, "%s: write to read-only register "
-                      "0x%03" HWADDR_PRIx " ignored\n", __func__, offset);
-        break;
-    case A_SD_PORTSEL:
-        break;
-    case A_DM_CM_DTRAN_MODE:
-        s->dm_mode = val;
-        break;
-    case A_DM_CM_DTRAN_CTRL:
-        if (FIELD_EX32(val, DM_CM_DTRAN_CTRL, DM_START)) {
-            sdhi_dma_start(s);
-        }
-        break;
-    case A_DM_CM_RST:
-        sdhi_dma_reset_write(s, val);
-        break;
-    case A_DM_CM_INFO1:
-        /* Write 0 to clear: Linux writes status ^ end bits (T3) */
-        s->dm_info1 &= val;
-        break;
-    case A_DM_CM_INFO1_MASK:
-        s->dm_info1_mask = val;
-        break;
-    case A_DM_CM_INFO2:
-        s->dm_info2 &= val;
-        break;
-    case A_DM_CM_INFO2_MASK:
-        s->dm_info2_mask = val;
-        break;
-    case A_DM_DTRAN_ADDR:
-        if (val & (DMA_ADDR_ALIGN - 1)) {
-            qemu_log_mask(LOG_GUEST_ERROR, "%s: DM_DTRAN_ADDR 0x%08" PRIx64
-                          " is not 128-byte aligned: bits [6:0] ignored\n",
-                          __func__, val);
-        }
-        s->dm_addr = val & ~(uint32_t)(DMA_ADDR_ALIGN - 1);
-        break;
-    default:
-        if (sdhi_offset_is_scc(offset)) {
-            sdhi_scc_write(s, offset, val);
-            break;
-        }
+    } else if (r >= 0) {
+        sdhi_reg_write(s, r, val, size);
+    } else if (sdhi_offset_is_scc(offset)) {
+        sdhi_scc_write(s, offset, val);
+        sdhi_update_irq(s);
+    } else if (!(offset & 7)) {
         qemu_log_mask(LOG_UNIMP, "%s: unimplemented register 0x%04"
                       HWADDR_PRIx " write of 0x%" PRIx64 " ignored\n",
                       __func__, offset, val);
-        break;
     }
-    sdhi_update_irq(s);
 }
 
 static const MemoryRegionOps renesas_sdhi_ops = {
@@ -1850,10 +1836,10 @@ static void renesas_sdhi_set_inserted(DeviceState *dev, bool inserted)
 {
     RenesasSDHIState *s = RENESAS_SDHI(dev);
 
-    trace_renesas_sdhi_set_inserted(inserted);
+    trace_renesas_sdhi_set_inserted(s->name, inserted);
     sdhi_update_switches(s, inserted);
     /* Native hot-plug: INSERT/REMOVE events (__tmio_mmc_card_detect_irq()) */
-    s->info1 |= inserted ? R_SD_INFO1_CARD_INSERT_MASK :
+    REG(s, SD_INFO1) |= inserted ? R_SD_INFO1_CARD_INSERT_MASK :
                            R_SD_INFO1_CARD_REMOVE_MASK;
     if (!inserted) {
         sdhi_abort_data(s, "card removed");
@@ -1867,7 +1853,7 @@ static void renesas_sdhi_module_reset(void *opaque, int n, int level)
     RenesasSDHIState *s = RENESAS_SDHI(opaque);
 
     if (level) {
-        trace_renesas_sdhi_reset("module");
+        trace_renesas_sdhi_reset(s->name, "module");
         sdhi_reset_module(s);
     }
 }
@@ -1988,14 +1974,15 @@ static void renesas_sdhi_realize(DeviceState *dev, Error **errp)
     if (!sdhi_check_bad_taps(s, s->bad_taps, errp)) {
         return;
     }
+    s->name = g_strdup(object_get_canonical_path_component(OBJECT(s)) ?:
+                       TYPE_RENESAS_SDHI);
     s->dma_as = g_new0(AddressSpace, 1);
     address_space_init(s->dma_as, s->dma_mr, "renesas-sdhi-dma");
     /* Page-aligned: a cache=none backend then needs no bounce buffer */
     s->dma_buf = qemu_memalign(qemu_real_host_page_size(), DMA_CHUNK_BYTES);
 
     /* "sdhi2.sd-bus" for the child "sdhi2": -device sd-card,bus=... */
-    bus_name = g_strdup_printf("%s.sd-bus",
-                               object_get_canonical_path_component(OBJECT(s)));
+    bus_name = g_strdup_printf("%s.sd-bus", s->name);
     qbus_init(&s->sdbus, sizeof(s->sdbus), TYPE_RENESAS_SDHI_BUS, dev,
               bus_name);
 }
@@ -2012,6 +1999,8 @@ static void renesas_sdhi_unrealize(DeviceState *dev)
     address_space_destroy_free(s->dma_as);
     s->dma_as = NULL;
     qemu_vfree(s->dma_buf);
+    g_free(s->name);
+    s->name = NULL;
 }
 
 static void renesas_sdhi_finalize(Object *obj)
@@ -2128,10 +2117,27 @@ static bool sdhi_timing_reachable(RenesasSDHIState *s)
            s->timing_until - now <= (int64_t)sdhi_timing_max_wait_ns(s);
 }
 
+/* Does every register hold only bits that it has? */
+static bool sdhi_regs_reachable(RenesasSDHIState *s)
+{
+    for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
+        if (s->regs[r] & ~sdhi_regs[r].bits) {
+            error_report("%s: %s is 0x%" PRIx32 ", which has bits the "
+                         "register does not have", s->name,
+                         sdhi_regs[r].name, s->regs[r]);
+            return false;
+        }
+    }
+    return true;
+}
+
 static int renesas_sdhi_post_load(void *opaque, int version_id)
 {
     RenesasSDHIState *s = opaque;
 
+    if (!sdhi_regs_reachable(s)) {
+        return -EINVAL;
+    }
     if (!sdhi_timing_reachable(s)) {
         error_report("%s: the bus is busy until %" PRId64 " ns, further "
                      "ahead than a transfer can be", TYPE_RENESAS_SDHI,
@@ -2219,30 +2225,12 @@ static const VMStateDescription vmstate_renesas_sdhi_timing = {
 
 static const VMStateDescription vmstate_renesas_sdhi = {
     .name = TYPE_RENESAS_SDHI,
-    .version_id = 3,
-    .minimum_version_id = 3,
+    .version_id = 4,
+    .minimum_version_id = 4,
     .pre_save = renesas_sdhi_pre_save,
     .post_load = renesas_sdhi_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT16(sd_cmd, RenesasSDHIState),
-        VMSTATE_UINT32(sd_arg, RenesasSDHIState),
-        VMSTATE_UINT16(sd_stop, RenesasSDHIState),
-        VMSTATE_UINT32(sd_seccnt, RenesasSDHIState),
-        VMSTATE_UINT16_ARRAY(rsp, RenesasSDHIState, RENESAS_SDHI_NUM_RSP),
-        VMSTATE_UINT16(info1, RenesasSDHIState),
-        VMSTATE_UINT16(info2, RenesasSDHIState),
-        VMSTATE_UINT16(info1_mask, RenesasSDHIState),
-        VMSTATE_UINT16(info2_mask, RenesasSDHIState),
-        VMSTATE_UINT16(clk_ctrl, RenesasSDHIState),
-        VMSTATE_UINT16(sd_size, RenesasSDHIState),
-        VMSTATE_UINT16(sd_option, RenesasSDHIState),
-        VMSTATE_UINT16(sdio_mode, RenesasSDHIState),
-        VMSTATE_UINT16(sdio_info1, RenesasSDHIState),
-        VMSTATE_UINT16(sdio_info1_mask, RenesasSDHIState),
-        VMSTATE_UINT16(cc_ext_mode, RenesasSDHIState),
-        VMSTATE_UINT16(soft_rst, RenesasSDHIState),
-        VMSTATE_UINT16(host_mode, RenesasSDHIState),
-        VMSTATE_UINT16(sdif_mode, RenesasSDHIState),
+        VMSTATE_UINT32_ARRAY(regs, RenesasSDHIState, RENESAS_SDHI_NUM_REGS),
         VMSTATE_UINT8(data_dir, RenesasSDHIState),
         VMSTATE_UINT8(data_cmd, RenesasSDHIState),
         VMSTATE_BOOL(data_by_dma, RenesasSDHIState),
@@ -2253,13 +2241,6 @@ static const VMStateDescription vmstate_renesas_sdhi = {
         VMSTATE_UINT8_ARRAY(buf, RenesasSDHIState, RENESAS_SDHI_MAX_BLKSZ),
         VMSTATE_UINT16(buf_pos, RenesasSDHIState),
         VMSTATE_BOOL(pio_ready, RenesasSDHIState),
-        VMSTATE_UINT32(dm_mode, RenesasSDHIState),
-        VMSTATE_UINT32(dm_rst, RenesasSDHIState),
-        VMSTATE_UINT32(dm_info1, RenesasSDHIState),
-        VMSTATE_UINT32(dm_info1_mask, RenesasSDHIState),
-        VMSTATE_UINT32(dm_info2, RenesasSDHIState),
-        VMSTATE_UINT32(dm_info2_mask, RenesasSDHIState),
-        VMSTATE_UINT32(dm_addr, RenesasSDHIState),
         VMSTATE_UINT32_ARRAY(scc, RenesasSDHIState,
                              RENESAS_SDHI_NUM_SCC_REGS),
         VMSTATE_UINT32_ARRAY(scc_dll, RenesasSDHIState,
@@ -2292,10 +2273,21 @@ static const Property renesas_sdhi_properties[] = {
                        200000000),
 };
 
+/* Every register has a row of the table, at an offset of its own */
+static void sdhi_check_reg_table(void)
+{
+    for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
+        assert(sdhi_regs[r].name);
+        assert(sdhi_reg_at(sdhi_regs[r].offset) == r);
+    }
+}
+
 static void renesas_sdhi_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    sdhi_check_reg_table();
 
     dc->desc = "Renesas R-Car Gen3 SD/MMC host interface (SDHI)";
     dc->realize = renesas_sdhi_realize;

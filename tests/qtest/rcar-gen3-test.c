@@ -408,6 +408,55 @@ static void test_soc_cpus(const void *data)
     g_assert_nonnull(strstr(err, "Invalid SMP CPUs"));
 }
 
+/* The machine's property @prop, as qom-get gives it */
+static char *machine_prop(QTestState *qts, const char *prop)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                           "{ 'path': '/machine', 'property': %s } }", prop);
+    char *val = g_strdup(qdict_get_str(rsp, "return"));
+
+    qobject_unref(rsp);
+    return val;
+}
+
+/*
+ * emmc-mode and timing are enum properties: hs400 and off by default,
+ * each value of theirs reads back as given, and another is refused with
+ * one message that names it
+ */
+static void test_machine_enum_properties(void)
+{
+    static const char *const values[][2] = {
+        { "emmc-mode", "hs52" }, { "emmc-mode", "hs200" },
+        { "emmc-mode", "hs400" }, { "timing", "off" },
+        { "timing", "board" },
+    };
+    QTestState *qts = qtest_init(MACHINE);
+    g_autofree char *emmc_mode = machine_prop(qts, "emmc-mode");
+    g_autofree char *timing = machine_prop(qts, "timing");
+    g_autofree char *err = NULL;
+    g_autofree char *err2 = NULL;
+
+    g_assert_cmpstr(emmc_mode, ==, "hs400");
+    g_assert_cmpstr(timing, ==, "off");
+    qtest_quit(qts);
+    for (unsigned i = 0; i < ARRAY_SIZE(values); i++) {
+        g_autofree char *got = NULL;
+
+        qts = qtest_initf("-M r8a77951-salvator-xs,%s=%s -smp 1",
+                          values[i][0], values[i][1]);
+        got = machine_prop(qts, values[i][0]);
+        g_assert_cmpstr(got, ==, values[i][1]);
+        qtest_quit(qts);
+    }
+    g_assert_cmpint(run_qemu_to_exit("-M r8a77951-salvator-xs,emmc-mode=hs300",
+                                     &err), ==, 1);
+    g_assert_nonnull(strstr(err, "'hs300'"));
+    g_assert_cmpint(run_qemu_to_exit("-M r8a77951-salvator-xs,timing=fast",
+                                     &err2), ==, 1);
+    g_assert_nonnull(strstr(err2, "'fast'"));
+}
+
 static void test_unimplemented_reads_zero(void)
 {
     QTestState *qts = qtest_init(MACHINE);
@@ -558,6 +607,8 @@ int main(int argc, char **argv)
     qtest_add_func("/rcar-gen3/memmap/unimplemented-raz",
                    test_unimplemented_reads_zero);
     qtest_add_func("/rcar-gen3/memmap/ram-layout", test_ram_layout);
+    qtest_add_func("/rcar-gen3/machine/enum-properties",
+                   test_machine_enum_properties);
 
     for (unsigned i = 0; i < ARRAY_SIZE(rcar_gen3_test_machines); i++) {
         const RCarGen3TestMachine *m = &rcar_gen3_test_machines[i];

@@ -245,11 +245,11 @@ static void test_emmc_partition_access(void)
 #define MIGRATE_MARK        0x5a17c0deu
 
 /*
- * Offset of the SDHI's latched block size from SD_ARG in its section:
- * sd_arg, sd_stop, sd_seccnt, rsp[8], the 14 16-bit registers from
- * SD_INFO1 to SDIF_MODE, 5 bytes of data phase, then blksz.
+ * Offset of the SDHI's latched block size from SD_ARG in its section: the
+ * 32-bit registers of regs[] from SD_ARG (the third) to the last of the
+ * 39 (RenesasSDHIReg), 5 bytes of data phase, then blksz.
  */
-#define VMSTATE_ARG_TO_BLKSZ (4 + 2 + 4 + 2 * 8 + 2 * 14 + 5)
+#define VMSTATE_ARG_TO_BLKSZ (4 * (39 - 2) + 5)
 
 static void test_migration_rejects_zero_block_size(void)
 {

@@ -465,6 +465,23 @@ static void test_dma_address_alignment(void)
     g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_DTRAN_ADDR), ==, 0x48000000);
     sdhi_wr32(qts, SD_SLOT, DM_DTRAN_ADDR, 0x48000080);
     g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_DTRAN_ADDR), ==, 0x48000080);
+
+    /*
+     * A transfer moves it by its bytes, off the 128-byte units with blocks
+     * of 8 bytes (an SCR, say); the next address replaces all of it
+     */
+    sd_init(qts);
+    sdhi_setup_data(qts, SD_SLOT, 1);
+    sdhi_wr16(qts, SD_SLOT, SD_SIZE, 8);
+    sdhi_dma_setup(qts, SD_SLOT, true, RAM_BUF);
+    sdhi_cmd_ok(qts, SD_SLOT, sdhi_rw_cmd(true, 1), sdhi_card_addr(0));
+    sdhi_wr32(qts, SD_SLOT, DM_CM_DTRAN_CTRL, 1);
+    sdhi_wait_status(qts, SD_SLOT, INFO1_ACCESSEND);
+    sdhi_dma_finish(qts, SD_SLOT, sdhi_rd32(qts, SD_SLOT, DM_CM_INFO1));
+    g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_DTRAN_ADDR), ==, RAM_BUF + 8);
+    sdhi_wr32(qts, SD_SLOT, DM_DTRAN_ADDR, RAM_BUF + 0x1000);
+    g_assert_cmphex(sdhi_rd32(qts, SD_SLOT, DM_DTRAN_ADDR), ==,
+                    RAM_BUF + 0x1000);
     qtest_quit(qts);
 }
 

@@ -130,6 +130,14 @@ unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc);
  */
 void rcar_gen3_fdt_populate(RCarGen3State *s, void *fdt);
 
+/*
+ * rcar_gen3_fdt_fixup: fix up a DTB of the user's for SoC @s as the
+ * board's firmware does: the CPUs that -smp did not create are marked
+ * "fail" and leave cpu-map; without the IPMMU the SD/MMC hosts lose
+ * their "iommus"
+ */
+void rcar_gen3_fdt_fixup(RCarGen3State *s, void *fdt);
+
 /* The path of the node of model @kind number @index ("/soc/mmc@ee100000") */
 char *rcar_gen3_fdt_path(RCarGen3State *s, RCarGen3DevKind kind,
                          unsigned index);

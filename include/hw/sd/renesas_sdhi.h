@@ -22,10 +22,59 @@ OBJECT_DECLARE_SIMPLE_TYPE(RenesasSDHIState, RENESAS_SDHI)
 #define RENESAS_SDHI_MMIO_SIZE      0x2000
 /* SD_SIZE is 10 bits wide */
 #define RENESAS_SDHI_MAX_BLKSZ      1024
-#define RENESAS_SDHI_NUM_RSP        8
 #define RENESAS_SDHI_NUM_SCC_REGS   15
 /* DLL registers behind the SCC's TMPPORT4-7 indirect port */
 #define RENESAS_SDHI_NUM_DLL_REGS   64
+
+/*
+ * The SD core's and the internal DMAC's registers, in window order: the
+ * index of each in RenesasSDHIState::regs and in the table of
+ * renesas_sdhi.c that gives its offset, reset value and write behaviour.
+ * The order is that of the migration stream: a change needs a new
+ * vmstate version.
+ */
+typedef enum RenesasSDHIReg {
+    SDHI_REG_SD_CMD,
+    SDHI_REG_SD_PORTSEL,
+    SDHI_REG_SD_ARG,            /* 32 bits; SD_ARG1 is its upper half */
+    SDHI_REG_SD_ARG1,
+    SDHI_REG_SD_STOP,
+    SDHI_REG_SD_SECCNT,         /* 32 bits on Gen3 */
+    SDHI_REG_SD_RSP10,          /* eight 16-bit response registers */
+    SDHI_REG_SD_RSP1,
+    SDHI_REG_SD_RSP32,
+    SDHI_REG_SD_RSP3,
+    SDHI_REG_SD_RSP54,
+    SDHI_REG_SD_RSP5,
+    SDHI_REG_SD_RSP76,
+    SDHI_REG_SD_RSP7,
+    SDHI_REG_SD_INFO1,          /* event bits only; state bits are computed */
+    SDHI_REG_SD_INFO2,
+    SDHI_REG_SD_INFO1_MASK,
+    SDHI_REG_SD_INFO2_MASK,
+    SDHI_REG_SD_CLK_CTRL,
+    SDHI_REG_SD_SIZE,
+    SDHI_REG_SD_OPTION,
+    SDHI_REG_SD_ERR_STS1,
+    SDHI_REG_SD_ERR_STS2,
+    SDHI_REG_SDIO_MODE,
+    SDHI_REG_SDIO_INFO1,
+    SDHI_REG_SDIO_INFO1_MASK,
+    SDHI_REG_CC_EXT_MODE,
+    SDHI_REG_SOFT_RST,
+    SDHI_REG_VERSION,
+    SDHI_REG_HOST_MODE,
+    SDHI_REG_SDIF_MODE,
+    SDHI_REG_DM_CM_DTRAN_MODE,
+    SDHI_REG_DM_CM_DTRAN_CTRL,
+    SDHI_REG_DM_CM_RST,
+    SDHI_REG_DM_CM_INFO1,
+    SDHI_REG_DM_CM_INFO1_MASK,
+    SDHI_REG_DM_CM_INFO2,
+    SDHI_REG_DM_CM_INFO2_MASK,
+    SDHI_REG_DM_DTRAN_ADDR,     /* the next bus address of the transfer */
+    RENESAS_SDHI_NUM_REGS
+} RenesasSDHIReg;
 
 /* Direction of the data phase of the current command */
 typedef enum RenesasSDHIDataDir {
@@ -37,6 +86,7 @@ typedef enum RenesasSDHIDataDir {
 struct RenesasSDHIState {
     SysBusDevice parent_obj;
 
+    char *name;                 /* "sdhi2": the trace events' instance */
     SDBus sdbus;
     MemoryRegion iomem;
     /* On the heap: address_space_destroy_free() frees it after RCU */
@@ -48,26 +98,8 @@ struct RenesasSDHIState {
     /* Finishes data phases: a block of PIO, or a run of DMA */
     QEMUTimer *xfer_timer;
 
-    /* SD core (16-bit registers at 8-byte spacing) */
-    uint16_t sd_cmd;
-    uint32_t sd_arg;
-    uint16_t sd_stop;
-    uint32_t sd_seccnt;
-    uint16_t rsp[RENESAS_SDHI_NUM_RSP];
-    uint16_t info1;             /* event bits only; state bits are computed */
-    uint16_t info2;
-    uint16_t info1_mask;
-    uint16_t info2_mask;
-    uint16_t clk_ctrl;
-    uint16_t sd_size;
-    uint16_t sd_option;
-    uint16_t sdio_mode;
-    uint16_t sdio_info1;
-    uint16_t sdio_info1_mask;
-    uint16_t cc_ext_mode;
-    uint16_t soft_rst;
-    uint16_t host_mode;
-    uint16_t sdif_mode;
+    /* SD core and internal DMAC, indexed by RenesasSDHIReg */
+    uint32_t regs[RENESAS_SDHI_NUM_REGS];
 
     /* Data phase of the current command */
     uint8_t data_dir;           /* RenesasSDHIDataDir */
@@ -134,15 +166,6 @@ struct RenesasSDHIState {
      * and ends, no earlier.
      */
     int64_t timing_until;
-
-    /* Internal DMAC */
-    uint32_t dm_mode;
-    uint32_t dm_rst;
-    uint32_t dm_info1;
-    uint32_t dm_info1_mask;
-    uint32_t dm_info2;
-    uint32_t dm_info2_mask;
-    uint32_t dm_addr;           /* next bus address of the running transfer */
 
     /* SCC, at window offset 0x1000 */
     uint32_t scc[RENESAS_SDHI_NUM_SCC_REGS];
