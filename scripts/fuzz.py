@@ -41,6 +41,7 @@ import argparse
 import json
 import os
 import random
+import re
 import select
 import signal
 import socket
@@ -49,11 +50,28 @@ import sys
 import tempfile
 import time
 
-SDHI = [0xee100000, 0xee120000, 0xee140000, 0xee160000]
-IPMMU_MM = 0xe67b0000
-IPMMU_DS1 = 0xe7740000
-UTLB_OF_SDHI = [32, 33, 34, 35]        # iommus = <&ipmmu_ds1 N>
-RAM = 0x48000000
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def soc_windows():
+    """The H3's windows from the SoC table that QEMU's SoC is built from
+    (rcar-gen3-memmap-tables.h): {label: (base, IPMMU uTLB)}"""
+    path = os.path.join(TOP, 'include/hw/arm/rcar-gen3-memmap-tables.h')
+    with open(path) as f:
+        text = f.read()
+    h3 = text[text.index('r8a77951_devs[]'):]
+    h3 = h3[:h3.index('};')]
+    row = re.compile(r'\{ "([^"]+)", (0x[0-9a-f]+), 0x[0-9a-f]+, -?\d+, '
+                     r'-?\d+, (-?\d+),')
+    return {m[1]: (int(m[2], 16), int(m[3])) for m in row.finditer(h3)}
+
+
+WINDOWS = soc_windows()
+SDHI = [WINDOWS[f'sdhi{n}'][0] for n in range(4)]
+IPMMU_MM = WINDOWS['ipmmu_mm'][0]
+IPMMU_DS1 = WINDOWS['ipmmu_ds1'][0]
+UTLB_OF_SDHI = [WINDOWS[f'sdhi{n}'][1] for n in range(4)]  # <&ipmmu_ds1 N>
+RAM = 0x48000000                       # the Salvator-XS's first RAM bank
 PT_POOL = 0x4c000000                   # where page tables go
 SD_SLOTS = [0, 1, 3]                   # SD cards; SDHI2 has the eMMC
 IMG_SIZE = 4 << 20
@@ -98,8 +116,8 @@ DM_REGS = {
 }
 SCC_REGS = [0x1000 + 8 * i for i in range(15)]
 # I2C channel 2 (i2c-rcar) and the IIC (i2c-sh_mobile), an EEPROM at 0x50
-I2C2 = 0xe6510000
-IIC = 0xe60b0000
+I2C2 = WINDOWS['i2c2'][0]
+IIC = WINDOWS['i2c_dvfs'][0]
 I2C_ADDRS = [0x50 << 1, 0x50 << 1 | 1, 0x30 << 1, 0x30 << 1 | 1]
 I2C_REGS = {
     0x04: [0x89, 0x88, 0x8a, 0x80, 0, 0xf0, 0xb0, 0x8b, 0xff],  # ICMCR
