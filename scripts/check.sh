@@ -187,6 +187,8 @@ fi
 run_suite checkpatch checkpatch_tap
 # The SoC tables against the .dtsi files they come from
 run_suite memmap "$TOP/tests/guest/check-memmap.sh"
+# git log --oneline stays readable
+run_suite commit-subjects "$TOP/tests/guest/check-commit-subjects.sh"
 
 # 2. qtests: every one of ours, and QEMU's own tests of SD hosts, which go
 #    through the patched card model.
