@@ -32,7 +32,7 @@
 # runs per transfer (QOM counters).
 #
 # Output: build/bench/report.md, report.csv, report.png, and the same
-# report as docs/measurements.md, the project's page of figures: each row
+# report as MEASUREMENTS.md, the project's page of figures: each row
 # says when, on which host, at which commit and with which command it was
 # measured, so that no figure is copied by hand.
 #
@@ -58,7 +58,7 @@ SDHI_COUNTERS = ('x-dma-transfers', 'x-dma-bytes', 'x-dma-phys-runs',
 RUN_KEY = '_run'
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The page of figures in the repository, written from results.json
-PAGE = os.path.join(TOP, 'docs', 'measurements.md')
+PAGE = os.path.join(TOP, 'MEASUREMENTS.md')
 
 # The boards other than the H3: row prefix, machine, guest RAM (E3's
 # Ebisu has 896 MiB)
