@@ -8,8 +8,8 @@
 #                 a LAVA job)
 #   make check-kernel-ci   make check, plus a defconfig kernel's boot tests
 #   make bench    set up everything, run the benchmark (scripts/bench.py):
-#                 build/bench/report.md, report.csv, report.png
-#   make fuzz     fuzz the SDHI, DMAC, SCC and IPMMU over qtest on the
+#                 MEASUREMENTS.md, build/bench/report.csv, report.png
+#   make fuzz     fuzz the SDHI, DMAC, SCC, IPMMU and I2C over qtest on the
 #                 ASan + UBSan build for FUZZ_SECONDS (600); reproducers in
 #                 build/fuzz/
 #   make check-series   apply the exported series (make export-patches) to
@@ -98,4 +98,5 @@ check-series: deps
 	@scripts/check-series.sh
 
 clean:
-	rm -rf build/qemu-build build/qemu-build-san build/qemu-src build/patches
+	rm -rf build/qemu-build build/qemu-build-san build/qemu-src build/patches \
+		build/qemu-src-user build/qemu-build-user build/check-series
