@@ -70,10 +70,28 @@ static void emmc_throttle(QTestState *qts, bool read)
                              read ? 0 : (unsigned)LIMIT_BPS);
 }
 
-static QTestState *emmc_start(Emmc *e, bool throttle_reads)
+/* A fresh image for the eMMC of @e */
+static void emmc_new_image(Emmc *e)
 {
     strcpy(e->img, "/tmp/qtest-sdhi-async-XXXXXX");
     sdhi_make_image(e->img, 7);
+}
+
+/* A file for a migration stream: its name in *@path; returns its URI */
+static char *new_stream(char **path)
+{
+    int fd;
+
+    *path = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
+    fd = g_mkstemp(*path);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    return g_strdup_printf("file:%s", *path);
+}
+
+static QTestState *emmc_start(Emmc *e, bool throttle_reads)
+{
+    emmc_new_image(e);
     emmc_boot(e, "", "");
     emmc_throttle(e->qts, throttle_reads);
     sdhi_emmc_init(e->qts);
@@ -457,8 +475,7 @@ static void test_stop_with_dma_into_other_sdhi(void)
     QTestState *qts;
     int fd;
 
-    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
-    sdhi_make_image(e.img, 7);
+    emmc_new_image(&e);
     sdhi_make_image(sd_img, 9);
     /*
      * The eMMC's block CMD_SECTOR holds SD_CMD = CMD38 at offset 0, and
@@ -623,16 +640,12 @@ static void test_erase_then_reset(void)
  */
 static void test_migrate_in_flight(void)
 {
-    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
-    g_autofree char *uri = NULL;
-    int fd = g_mkstemp(stream);
+    g_autofree char *stream = NULL;
+    g_autofree char *uri = new_stream(&stream);
     Emmc e;
     QTestState *src = emmc_start(&e, true);
     QTestState *dst;
 
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    uri = g_strdup_printf("file:%s", stream);
     start_big_read(&e);
     dst = migrate_to_new_qemu(&e, src, uri, "");
     g_assert_true(sdhi_rd16(dst, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
@@ -656,17 +669,12 @@ static void test_migrate_in_flight(void)
 
 static void test_migrate_timed_in_flight(void)
 {
-    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
-    g_autofree char *uri = NULL;
-    int fd = g_mkstemp(stream);
+    g_autofree char *stream = NULL;
+    g_autofree char *uri = new_stream(&stream);
     Emmc e;
     QTestState *src, *dst;
 
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    uri = g_strdup_printf("file:%s", stream);
-    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
-    sdhi_make_image(e.img, 7);
+    emmc_new_image(&e);
     src = emmc_boot(&e, "-M timing=board", "");
     sdhi_emmc_init(src);
     qtest_clock_step(src, TIMED_SOURCE_NS);
@@ -691,18 +699,14 @@ static void test_migrate_timed_in_flight(void)
  */
 static void test_migrate_stopped_write(void)
 {
-    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
-    g_autofree char *uri = NULL;
+    g_autofree char *stream = NULL;
+    g_autofree char *uri = new_stream(&stream);
     g_autofree uint8_t *data = g_malloc(BIG_BLOCKS * BLKSZ);
     g_autofree uint8_t *img = g_malloc(BIG_BLOCKS * BLKSZ);
-    int fd = g_mkstemp(stream);
     Emmc e;
     QTestState *src = emmc_start(&e, false);
     QTestState *dst;
 
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    uri = g_strdup_printf("file:%s", stream);
     write_data_to_ram(src, data);
     start_dma(src, false, 0, BIG_BLOCKS, RAM_BUF);
     assert_in_flight(src);
@@ -739,19 +743,14 @@ static void test_migrate_stopped_write(void)
 
 static void test_odd_block_size_migrate(void)
 {
-    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-async-mig-XXXXXX");
-    g_autofree char *uri = NULL;
+    g_autofree char *stream = NULL;
+    g_autofree char *uri = new_stream(&stream);
     g_autofree uint8_t *data = g_malloc(ODD_BLOCKS * ODD_BLKSZ);
     g_autofree uint8_t *expect = g_malloc(ODD_BLOCKS * ODD_BLKSZ);
-    int fd = g_mkstemp(stream);
     Emmc e;
     QTestState *src, *dst;
 
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    uri = g_strdup_printf("file:%s", stream);
-    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
-    sdhi_make_image(e.img, 7);
+    emmc_new_image(&e);
     src = emmc_boot(&e, "", ",throttling.bps-read=1048576");
     sdhi_emmc_init(src);
     start_dma(src, true, 0, MiB / BLKSZ, RAM_BUF2);
@@ -795,8 +794,7 @@ static void test_odd_block_size_bounded_steps(void)
     Emmc e;
     QTestState *qts;
 
-    strcpy(e.img, "/tmp/qtest-sdhi-async-XXXXXX");
-    sdhi_make_image(e.img, 7);
+    emmc_new_image(&e);
     qts = emmc_boot(&e, "", ",throttling.iops-read=" G_STRINGIFY(SLOW_IOPS));
     sdhi_emmc_init(qts);
     sdhi_setup_data(qts, EMMC_SLOT, ODD_BLOCKS);
