@@ -251,14 +251,20 @@ static void test_emmc_partition_access(void)
  */
 #define VMSTATE_ARG_TO_BLKSZ (4 * (39 - 2) + 5)
 
-static void test_migration_rejects_zero_block_size(void)
+/*
+ * Migrate an SD card's SDHI waiting for DM_START, with SD_ARG set to
+ * MIGRATE_MARK; in the stream, @len bytes at @off from SD_ARG must hold
+ * @was, and become @now; the destination must refuse the stream
+ */
+static void migrate_patched(size_t off, const uint8_t *was,
+                            const uint8_t *now, size_t len)
 {
     g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-mig-XXXXXX");
     g_autofree char *uri = NULL;
     g_autofree char *data = NULL;
     uint8_t mark[4] = { 0x5a, 0x17, 0xc0, 0xde };   /* SD_ARG, big endian */
     QTestState *src, *dst;
-    gsize len;
+    gsize size;
     char *at;
     int fd = g_mkstemp(stream);
 
@@ -274,16 +280,14 @@ static void test_migration_rejects_zero_block_size(void)
     rcar_gen3_wait_migration(src, "completed");
     qtest_quit(src);
 
-    g_assert_true(g_file_get_contents(stream, &data, &len, NULL));
-    at = memmem(data, len, mark, sizeof(mark));
+    g_assert_true(g_file_get_contents(stream, &data, &size, NULL));
+    at = memmem(data, size, mark, sizeof(mark));
     g_assert_nonnull(at);
-    g_assert_null(memmem(at + 1, len - (at + 1 - data), mark, sizeof(mark)));
-    g_assert_cmpuint(at + VMSTATE_ARG_TO_BLKSZ + 2 - data, <=, len);
-    g_assert_cmphex((uint8_t)at[VMSTATE_ARG_TO_BLKSZ], ==, BLKSZ >> 8);
-    g_assert_cmphex((uint8_t)at[VMSTATE_ARG_TO_BLKSZ + 1], ==, BLKSZ & 0xff);
-    at[VMSTATE_ARG_TO_BLKSZ] = 0;
-    at[VMSTATE_ARG_TO_BLKSZ + 1] = 0;
-    g_assert_true(g_file_set_contents(stream, data, len, NULL));
+    g_assert_null(memmem(at + 1, size - (at + 1 - data), mark, sizeof(mark)));
+    g_assert_cmpuint(at + off + len - data, <=, size);
+    g_assert_cmpmem(at + off, len, was, len);
+    memcpy(at + off, now, len);
+    g_assert_true(g_file_set_contents(stream, data, size, NULL));
 
     dst = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 256M -seed 1 "
                       "-drive if=sd,index=%d,file=%s,format=raw "
@@ -291,10 +295,33 @@ static void test_migration_rejects_zero_block_size(void)
     qtest_qmp_assert_success(dst, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s, "
                              "'exit-on-error': false } }", uri);
-    /* Had the state been taken, the next DM_START divided by zero */
     rcar_gen3_wait_migration(dst, "failed");
     qtest_quit(dst);
     unlink(stream);
+}
+
+static void test_migration_rejects_zero_block_size(void)
+{
+    const uint8_t was[] = { BLKSZ >> 8, BLKSZ & 0xff }, now[2] = { 0 };
+
+    /* Had the state been taken, the next DM_START divided by zero */
+    migrate_patched(VMSTATE_ARG_TO_BLKSZ, was, now, sizeof(was));
+}
+
+/*
+ * A register holding bits it does not have: SD_SIZE (the 20th register
+ * of regs[], 32-bit big endian) 0x1200 where LEN has 10 bits.  The
+ * destination took it and latched a block size of 0x1200 & 0x3ff at the
+ * next command; now post_load refuses the stream.
+ */
+#define VMSTATE_ARG_TO_SD_SIZE (4 * (19 - 2))
+
+static void test_migration_rejects_register_bits(void)
+{
+    const uint8_t was[] = { 0, 0, BLKSZ >> 8, BLKSZ & 0xff };
+    const uint8_t now[] = { 0, 0, 0x12, 0x00 };
+
+    migrate_patched(VMSTATE_ARG_TO_SD_SIZE, was, now, sizeof(was));
 }
 
 /*
@@ -629,6 +656,8 @@ int main(int argc, char **argv)
                    test_emmc_partition_access);
     qtest_add_func("/renesas-sdhi-fuzz/migration-zero-block-size",
                    test_migration_rejects_zero_block_size);
+    qtest_add_func("/renesas-sdhi-fuzz/migration-register-bits",
+                   test_migration_rejects_register_bits);
     qtest_add_func("/renesas-sdhi-fuzz/erase-one-block-past-end",
                    test_erase_one_block_past_end);
     qtest_add_func("/renesas-sdhi-fuzz/sd-size-not-card-block",
