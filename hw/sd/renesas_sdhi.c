@@ -277,19 +277,27 @@ static const SDHIRegInfo sdhi_regs[RENESAS_SDHI_NUM_REGS] = {
     DM_REG(DM_CM_INFO1_MASK, .reset = UINT32_MAX),
     DM_REG(DM_CM_INFO2, .wmask = 0, .w0c = UINT32_MAX),
     DM_REG(DM_CM_INFO2_MASK, .reset = UINT32_MAX),
-    /* A write sets it 128-byte aligned; a transfer moves it by its bytes */
-    DM_REG(DM_DTRAN_ADDR),
+    /*
+     * A write sets it 128-byte aligned; a transfer moves it by its bytes,
+     * so it holds any bit
+     */
+    DM_REG(DM_DTRAN_ADDR, .wmask = ~(uint32_t)(DMA_ADDR_ALIGN - 1)),
 };
+
+/*
+ * The register of each 8-byte slot below the SCC, plus 1 (0: none),
+ * filled from the table once, by sdhi_index_regs()
+ */
+#define SDHI_REG_SLOTS  (SCC_BASE / 8)
+static uint8_t sdhi_reg_of_slot[SDHI_REG_SLOTS];
 
 /* The register at @offset, or -1 */
 static int sdhi_reg_at(hwaddr offset)
 {
-    for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
-        if (sdhi_regs[r].offset == offset) {
-            return r;
-        }
+    if (offset & 7 || offset >= SCC_BASE) {
+        return -1;
     }
-    return -1;
+    return sdhi_reg_of_slot[offset / 8] - 1;
 }
 
 static bool sdhi_busy(RenesasSDHIState *s)
@@ -1535,11 +1543,14 @@ static void sdhi_dma_reset_write(RenesasSDHIState *s, uint32_t val)
     }
 }
 
-/* Registers to their reset values: the SD core's, or all of them */
+/*
+ * Registers to their reset values: the SD core's (@module false), or those
+ * only a module reset resets (true)
+ */
 static void sdhi_reset_regs(RenesasSDHIState *s, bool module)
 {
     for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
-        if (module || !sdhi_regs[r].module) {
+        if (sdhi_regs[r].module == module) {
             s->regs[r] = sdhi_regs[r].reset;
         }
     }
@@ -1750,7 +1761,7 @@ static void sdhi_reg_write(RenesasSDHIState *s, RenesasSDHIReg r,
         sdhi_dma_reset_write(s, val);
         break;
     case SDHI_REG_DM_DTRAN_ADDR:
-        if (val & (DMA_ADDR_ALIGN - 1)) {
+        if (val & ~ri->wmask) {
             qemu_log_mask(LOG_GUEST_ERROR, "%s: DM_DTRAN_ADDR 0x%08" PRIx32
                           " is not 128-byte aligned: bits [6:0] ignored\n",
                           __func__, val);
@@ -1759,7 +1770,7 @@ static void sdhi_reg_write(RenesasSDHIState *s, RenesasSDHIReg r,
          * A new address, whatever the last transfer left: that one may end
          * off the alignment (blocks of SD_SIZE 8 or 64 bytes)
          */
-        REG(s, DM_DTRAN_ADDR) = val & ~(uint32_t)(DMA_ADDR_ALIGN - 1);
+        REG(s, DM_DTRAN_ADDR) = val & ri->wmask;
         break;
     default:
         s->regs[r] = (s->regs[r] & ~ri->wmask & ~(ri->w0c & ~val)) |
@@ -2273,12 +2284,15 @@ static const Property renesas_sdhi_properties[] = {
                        200000000),
 };
 
-/* Every register has a row of the table, at an offset of its own */
-static void sdhi_check_reg_table(void)
+/* Every register has a row of the table, at a slot of its own */
+static void sdhi_index_regs(void)
 {
     for (unsigned r = 0; r < RENESAS_SDHI_NUM_REGS; r++) {
-        assert(sdhi_regs[r].name);
-        assert(sdhi_reg_at(sdhi_regs[r].offset) == r);
+        hwaddr offset = sdhi_regs[r].offset;
+
+        assert(sdhi_regs[r].name && !(offset & 7) && offset < SCC_BASE);
+        assert(!sdhi_reg_of_slot[offset / 8]);
+        sdhi_reg_of_slot[offset / 8] = r + 1;
     }
 }
 
@@ -2287,7 +2301,7 @@ static void renesas_sdhi_class_init(ObjectClass *klass, const void *data)
     DeviceClass *dc = DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
 
-    sdhi_check_reg_table();
+    sdhi_index_regs();
 
     dc->desc = "Renesas R-Car Gen3 SD/MMC host interface (SDHI)";
     dc->realize = renesas_sdhi_realize;
