@@ -529,6 +529,22 @@ static void test_stop_with_dma_into_other_sdhi(void)
     unlink(sd_img);
 }
 
+/* ERASE_GROUP_START and _END over the first BIG_BLOCKS of the eMMC */
+static void select_erase_range(QTestState *qts)
+{
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(0));
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(BIG_BLOCKS - 1));
+}
+
+/* The card holds DAT0 low and the host is busy, or neither */
+static void assert_erase_busy(QTestState *qts, bool busy)
+{
+    uint16_t info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
+
+    g_assert_cmpint(!!(info2 & INFO2_CBSY), ==, busy);
+    g_assert_cmpint(!!(info2 & INFO2_DAT0), ==, !busy);
+}
+
 /*
  * CMD38 over 3 MiB of a drive throttled to LIMIT_BPS for writes.  The card
  * answers at once and holds DAT0 low while its backend zeroes the range;
@@ -543,11 +559,9 @@ static void test_erase_throttled(void)
     g_autofree uint8_t *data = g_malloc(BIG_BLOCKS * BLKSZ);
     Emmc e;
     QTestState *qts = emmc_start(&e, false);
-    uint16_t info2;
     uint64_t waited;
 
-    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(0));
-    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(BIG_BLOCKS - 1));
+    select_erase_range(qts);
     monitor_alarm(qts, MONITOR_BOUND_S);
     sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
     sdhi_wr16(qts, EMMC_SLOT, SD_ARG, 0);
@@ -557,9 +571,7 @@ static void test_erase_throttled(void)
         qtest_clock_step(qts, STEP_NS);
         g_assert_true(query_status_answers(qts));
         g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
-        info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
-        g_assert_true(info2 & INFO2_CBSY);
-        g_assert_false(info2 & INFO2_DAT0);
+        assert_erase_busy(qts, true);
     }
     /* A command now is an illegal access, as during any busy */
     sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_R1 | 13);
@@ -578,9 +590,7 @@ static void test_erase_throttled(void)
     qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
     qtest_clock_step(qts, STEP_NS);
     g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
-    info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
-    g_assert_false(info2 & INFO2_CBSY);
-    g_assert_true(info2 & INFO2_DAT0);
+    assert_erase_busy(qts, false);
     g_assert_cmphex(sdhi_response(qts, EMMC_SLOT) & R1_ERROR, ==, 0);
     sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
     g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)), ==,
@@ -601,10 +611,8 @@ static void test_erase_then_reset(void)
     Emmc e;
     QTestState *qts = emmc_start(&e, false);
     uint64_t waited;
-    uint16_t info2;
 
-    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 35, sdhi_card_addr(0));
-    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 36, sdhi_card_addr(BIG_BLOCKS - 1));
+    select_erase_range(qts);
     sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1 | 38, 0);
     g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_DAT0);
     g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)), ==,
@@ -615,18 +623,14 @@ static void test_erase_then_reset(void)
     sdhi_wr16(qts, EMMC_SLOT, SOFT_RST, 7);
     sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_NORSP | 0);
     /* Until the throttle's clock lets the zeroes go, the command waits */
-    info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
-    g_assert_true(info2 & INFO2_CBSY);
-    g_assert_false(info2 & INFO2_DAT0);
+    assert_erase_busy(qts, true);
     g_assert_false(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
     for (waited = 0; !(sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND);
          waited += STEP_NS) {
         g_assert_cmpuint(waited, <, GIVE_UP_NS);
         qtest_clock_step(qts, STEP_NS);
     }
-    info2 = sdhi_rd16(qts, EMMC_SLOT, SD_INFO2);
-    g_assert_false(info2 & INFO2_CBSY);
-    g_assert_true(info2 & INFO2_DAT0);
+    assert_erase_busy(qts, false);
     /* The card works again after the reset; past the erased blocks */
     sdhi_emmc_init(qts);
     small_read(&e, BIG_BLOCKS + 100, RAM_BUF2);
