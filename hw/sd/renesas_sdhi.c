@@ -183,6 +183,7 @@ REG32(SCC_TMPPORT7, 0x1070)
 
 /* DMA moves at most this much per timer callback, then yields the BQL */
 #define DMA_CHUNK_BYTES (1 * MiB)
+QEMU_BUILD_BUG_ON(DMA_CHUNK_BYTES > SD_TIMING_MAX_WRITE_BYTES);
 /*
  * The next chunk of a DMA runs this much later in virtual time: a timer
  * that re-armed itself for the same instant would keep the main loop
@@ -491,35 +492,37 @@ static uint64_t sdhi_bus_rate(RenesasSDHIState *s)
     return MAX(sdhi_card_clock_hz(s) * width * ddr / 8, 1);
 }
 
-/* At most DMA_CHUNK_BYTES at once: the product fits in 64 bits */
+/* At most a chunk and a card's cache (1 GiB): the product fits in 64 bits */
 static uint64_t sdhi_ns_at(uint64_t bytes, uint64_t bytes_per_sec)
 {
     return bytes * NANOSECONDS_PER_SECOND / bytes_per_sec;
 }
 
 /*
- * How long @bytes of the current phase take over the bus (@rate bytes per
- * second) and the card
+ * When @bytes of the current phase from @start are through the bus (@rate
+ * bytes per second) and the card: a read at the card's read rate, a write
+ * once the card has taken it (its write rate, or its cache)
  */
-static uint64_t sdhi_data_ns(RenesasSDHIState *s, uint64_t rate,
-                             uint64_t bytes)
+static int64_t sdhi_data_end(RenesasSDHIState *s, uint64_t rate,
+                             uint64_t bytes, int64_t start)
 {
-    uint64_t card_rate;
+    int64_t bus_end = start + sdhi_ns_at(bytes, rate);
     SDCardTiming card;
 
-    sdbus_get_timing(&s->sdbus, &card);
-    card_rate = s->data_dir == RENESAS_SDHI_DATA_READ ?
-                card.read_bytes_per_sec : card.write_bytes_per_sec;
-    if (card_rate && card_rate < rate) {
-        rate = card_rate;
+    if (s->data_dir != RENESAS_SDHI_DATA_READ) {
+        return MAX(bus_end, sdbus_time_write_data(&s->sdbus, bytes, start));
     }
-    return sdhi_ns_at(bytes, rate);
+    sdbus_get_timing(&s->sdbus, &card);
+    if (card.read_bytes_per_sec && card.read_bytes_per_sec < rate) {
+        return start + sdhi_ns_at(bytes, card.read_bytes_per_sec);
+    }
+    return bus_end;
 }
 
 /*
  * The furthest ahead a phase can be waiting for the bus: the card's
  * latency and a whole chunk at the slowest clock over one data line, or a
- * slower card
+ * slower card, which may first program what its write cache holds
  */
 static uint64_t sdhi_timing_max_wait_ns(RenesasSDHIState *s)
 {
@@ -534,7 +537,7 @@ static uint64_t sdhi_timing_max_wait_ns(RenesasSDHIState *s)
         slowest = MIN(slowest, card.write_bytes_per_sec);
     }
     return MAX(card.read_latency_ns, card.write_latency_ns) +
-           sdhi_ns_at(DMA_CHUNK_BYTES, slowest);
+           sdhi_ns_at(DMA_CHUNK_BYTES + card.write_cache_bytes, slowest);
 }
 
 /* A data command: the card's first block comes after its latency */
@@ -576,7 +579,7 @@ static void sdhi_timing_data(RenesasSDHIState *s, uint64_t bytes)
 
     if (s->timing) {
         rate = sdhi_bus_rate(s);
-        s->timing_until += sdhi_data_ns(s, rate, bytes);
+        s->timing_until = sdhi_data_end(s, rate, bytes, s->timing_until);
         trace_renesas_sdhi_timing(s->name, bytes, rate, s->timing_until -
                                   qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     }

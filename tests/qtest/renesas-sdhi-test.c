@@ -16,6 +16,7 @@
 #include "qemu/bitops.h"
 #include "qemu/units.h"
 #include "qobject/qdict.h"
+#include "qobject/qlist.h"
 #include "renesas-sdhi-util.h"
 
 #define RAM_BUF             0x50000000ULL
@@ -402,6 +403,143 @@ static void test_emmc_erase(void)
     }
 }
 
+/* The write cache's EXT_CSD bytes (JESD84-B51 7.4) */
+#define EXT_CSD_FLUSH_CACHE             32
+#define EXT_CSD_CACHE_CTRL              33
+#define EXT_CSD_POWER_OFF_NOTIFICATION  34
+#define EXT_CSD_CACHE_SIZE              249
+#define R1_SWITCH_ERROR                 BIT(7)
+
+static void emmc_read_ext_csd(QTestState *qts, uint8_t *ext_csd)
+{
+    sdhi_pio_read_cmd(qts, EMMC_SLOT, CMD_R1 | CMD_DATA | CMD_READ | 8, 0, 1,
+                      ext_csd);
+}
+
+/*
+ * SWITCH, write byte, as mmc_switch() sends it; the card status after it
+ * says how it went (mmc_switch_status())
+ */
+static uint32_t emmc_switch(QTestState *qts, uint8_t index, uint8_t value)
+{
+    sdhi_cmd_ok(qts, EMMC_SLOT, CMD_R1B | 6,
+                3 << 24 | index << 16 | value << 8);
+    return sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA);
+}
+
+/* Whether QEMU's drive @id has its write cache on (query-block) */
+static bool drive_writeback(QTestState *qts, const char *id)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-block' }");
+    QList *list = qdict_get_qlist(rsp, "return");
+    const QListEntry *e;
+    bool found = false, writeback = false;
+
+    QLIST_FOREACH_ENTRY(list, e) {
+        QDict *dev = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!strcmp(qdict_get_str(dev, "device"), id)) {
+            QDict *inserted = qdict_get_qdict(dev, "inserted");
+
+            writeback = qdict_get_bool(qdict_get_qdict(inserted, "cache"),
+                                       "writeback");
+            found = true;
+        }
+    }
+    qobject_unref(rsp);
+    g_assert_true(found);
+    return writeback;
+}
+
+/*
+ * The board's eMMC has a volatile write cache as Linux finds it
+ * (mmc_decode_ext_csd(), mmc_init_card(), _mmc_flush_cache()): CACHE_SIZE
+ * 8 MiB in kilobits, off at power-on, on and off with SWITCH CACHE_CTRL,
+ * flushed with SWITCH FLUSH_CACHE, which reads back 0.  While it is on,
+ * QEMU's drive caches writes; off, it writes through.  No barrier, no
+ * reserved bits, no reserved power-off notification.  A reset turns the
+ * cache off.
+ */
+static void test_emmc_cache(void)
+{
+    QTestState *qts = sdhi_boot();
+    uint8_t ext_csd[BLKSZ];
+
+    sdhi_emmc_init(qts);
+    emmc_read_ext_csd(qts, ext_csd);
+    g_assert_cmphex(ldl_le_p(&ext_csd[EXT_CSD_CACHE_SIZE]), ==,
+                    8 * MiB * 8 / KiB);
+    g_assert_cmphex(ext_csd[EXT_CSD_CACHE_CTRL], ==, 0);
+    g_assert_false(drive_writeback(qts, "sd2"));
+
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_CACHE_CTRL, 1) &
+                    R1_SWITCH_ERROR, ==, 0);
+    emmc_read_ext_csd(qts, ext_csd);
+    g_assert_cmphex(ext_csd[EXT_CSD_CACHE_CTRL], ==, 1);
+    g_assert_true(drive_writeback(qts, "sd2"));
+
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_FLUSH_CACHE, 1) &
+                    (R1_SWITCH_ERROR | R1_ERROR), ==, 0);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)),
+                     ==, STATE_TRAN);
+    emmc_read_ext_csd(qts, ext_csd);
+    g_assert_cmphex(ext_csd[EXT_CSD_FLUSH_CACHE], ==, 0);
+
+    /* BARRIER (bit 1), reserved bits, notification 5 and up */
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_FLUSH_CACHE, 2) &
+                    R1_SWITCH_ERROR, !=, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_CACHE_CTRL, 3) &
+                    R1_SWITCH_ERROR, !=, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_POWER_OFF_NOTIFICATION, 5) &
+                    R1_SWITCH_ERROR, !=, 0);
+    emmc_read_ext_csd(qts, ext_csd);
+    g_assert_cmphex(ext_csd[EXT_CSD_CACHE_CTRL], ==, 1);
+    g_assert_cmphex(ext_csd[EXT_CSD_POWER_OFF_NOTIFICATION], ==, 0);
+    /* mmc_init_card(), then mmc_poweroff_notify() at shutdown */
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_POWER_OFF_NOTIFICATION, 1) &
+                    R1_SWITCH_ERROR, ==, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_POWER_OFF_NOTIFICATION, 3) &
+                    R1_SWITCH_ERROR, ==, 0);
+
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_CACHE_CTRL, 0) &
+                    R1_SWITCH_ERROR, ==, 0);
+    g_assert_false(drive_writeback(qts, "sd2"));
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_CACHE_CTRL, 1) &
+                    R1_SWITCH_ERROR, ==, 0);
+    g_assert_true(drive_writeback(qts, "sd2"));
+    /* CMD0: the card's power-on state again */
+    g_assert_true(sdhi_cmd(qts, EMMC_SLOT, CMD_NORSP | 0, 0, NULL));
+    g_assert_false(drive_writeback(qts, "sd2"));
+    sdhi_emmc_init(qts);
+    emmc_read_ext_csd(qts, ext_csd);
+    g_assert_cmphex(ext_csd[EXT_CSD_CACHE_CTRL], ==, 0);
+    qtest_quit(qts);
+}
+
+/*
+ * QEMU's own eMMC without a cache-size: CACHE_SIZE 0, and neither
+ * CACHE_CTRL nor FLUSH_CACHE to switch; the drive's cache is the user's
+ */
+static void test_emmc_without_cache(void)
+{
+    QTestState *qts = qtest_initf("-M r8a77951-salvator-xs -smp 1 -m 1G "
+                                  "-drive if=none,id=emmc0,file=%s,format=raw "
+                                  "-device emmc,drive=emmc0,hs400=on,"
+                                  "bus=sdhi%d.sd-bus", emmc_img, EMMC_SLOT);
+    uint8_t ext_csd[BLKSZ];
+
+    sdhi_emmc_init(qts);
+    emmc_read_ext_csd(qts, ext_csd);
+    g_assert_cmphex(ldl_le_p(&ext_csd[EXT_CSD_CACHE_SIZE]), ==, 0);
+    g_assert_true(drive_writeback(qts, "emmc0"));
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_CACHE_CTRL, 1) &
+                    R1_SWITCH_ERROR, !=, 0);
+    g_assert_cmphex(emmc_switch(qts, EXT_CSD_FLUSH_CACHE, 1) &
+                    R1_SWITCH_ERROR, !=, 0);
+    g_assert_true(drive_writeback(qts, "emmc0"));
+    qtest_quit(qts);
+}
+
 static void test_dma_fault(void)
 {
     QTestState *qts = sdhi_boot();
@@ -742,6 +880,9 @@ int main(int argc, char **argv)
                    test_emmc_cmd23_shorter_than_seccnt);
     qtest_add_func("/renesas-sdhi/dma-read-past-end", test_dma_read_past_end);
     qtest_add_func("/renesas-sdhi/emmc-erase", test_emmc_erase);
+    qtest_add_func("/renesas-sdhi/emmc-cache", test_emmc_cache);
+    qtest_add_func("/renesas-sdhi/emmc-without-cache",
+                   test_emmc_without_cache);
     qtest_add_func("/renesas-sdhi/dma-fault", test_dma_fault);
     qtest_add_func("/renesas-sdhi/dma-wrong-channel", test_dma_wrong_channel);
     qtest_add_func("/renesas-sdhi/dma-address-alignment",

@@ -215,6 +215,132 @@ static void test_board_timing(void)
     timed_finish(&t);
 }
 
+/* The eMMC of timing=board (rcar-gen3-boards.c: Samsung's figures) */
+#define CARD_WRITE_RATE     125000000ULL
+#define CARD_WRITE_LATENCY  44100ULL
+#define CARD_CACHE          (8 * MiB)
+#define EXT_CSD_FLUSH_CACHE 32
+#define EXT_CSD_CACHE_CTRL  33
+
+/* SWITCH, write byte (mmc_switch()), sent as R1b */
+static void emmc_switch_start(QTestState *qts, uint8_t index, uint8_t value)
+{
+    sdhi_ack(qts, EMMC_SLOT, 0xffffffff);
+    sdhi_wr16(qts, EMMC_SLOT, SD_ARG, value << 8);
+    sdhi_wr16(qts, EMMC_SLOT, SD_ARG1, 3 << 8 | index);
+    sdhi_wr16(qts, EMMC_SLOT, SD_CMD, CMD_R1B | 6);
+}
+
+static bool rspend(QTestState *qts)
+{
+    return sdhi_rd16(qts, EMMC_SLOT, SD_INFO1) & INFO1_RSPEND;
+}
+
+/*
+ * timing=board's write cache (8 MiB, programmed at 125 MB/s): once Linux
+ * has turned it on, a write that fits takes the HS400 bus's time only,
+ * and the FLUSH_CACHE after it holds DAT0 busy, RSPEND with it, until the
+ * card has programmed it all; a write larger than the cache goes on at
+ * the card's rate once the cache is full.  With the cache off, a write
+ * takes the card's latency and rate, as before.
+ */
+static void test_write_cache(void)
+{
+    Timed t;
+    QTestState *qts = timed_start(&t, "-M timing=board");
+    uint64_t start, end;
+
+    set_bus(qts, DIV_1_2, true, true);
+    check_transfer_takes(qts, false, 4 * BLOCKS,
+                         CARD_WRITE_LATENCY +
+                         ns_for(4 * MiB, CARD_WRITE_RATE));
+
+    emmc_switch_start(qts, EXT_CSD_CACHE_CTRL, 1);
+    g_assert_true(sdhi_wait_status(qts, EMMC_SLOT, INFO1_RSPEND) &
+                  INFO1_RSPEND);
+    /* Programming starts with the write: it ends 4 MiB at 125 MB/s on */
+    start = qtest_clock_step(qts, 1);
+    end = start + ns_for(4 * MiB, CARD_WRITE_RATE);
+    check_transfer_takes(qts, false, 4 * BLOCKS, ns_for(4 * MiB, SDN_HZ * 2));
+    emmc_switch_start(qts, EXT_CSD_FLUSH_CACHE, 1);
+    g_assert_false(rspend(qts));
+    qtest_clock_set(qts, end - MARGIN_NS);
+    g_assert_false(rspend(qts));
+    g_assert_true(sdhi_rd16(qts, EMMC_SLOT, SD_INFO2) & INFO2_CBSY);
+    qtest_clock_set(qts, end + MARGIN_NS);
+    g_assert_true(rspend(qts));
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)),
+                     ==, STATE_TRAN);
+
+    /*
+     * 16 MiB in writes of 4 MiB (the image's size) back to back: they go
+     * at the bus's rate until the cache holds 8 MiB, then as fast as the
+     * card makes room, programming from the first on without a pause
+     */
+    start = qtest_clock_step(qts, 1);
+    for (unsigned mib = 4; mib <= 16; mib += 4) {
+        /* When the card has room for the last of this write */
+        uint64_t room_at = start + ns_for(MAX(mib * MiB, CARD_CACHE) -
+                                          CARD_CACHE, CARD_WRITE_RATE);
+        uint64_t now = qtest_clock_step(qts, 1);
+
+        check_transfer_takes(qts, false, 4 * BLOCKS,
+                             MAX(ns_for(4 * MiB, SDN_HZ * 2),
+                                 room_at > now ? room_at - now : 0));
+    }
+    timed_finish(&t);
+}
+
+/*
+ * A flush migrated while the card programs its cache: the destination's
+ * card holds DAT0, and the SWITCH's RSPEND, until the source's card would
+ * have been done.  The qtest clock is not migrated (see
+ * test_migrate_mid_transfer()): the destination's is set to the source's,
+ * as KVM's and TCG's virtual clock would be.
+ */
+static void test_migrate_mid_flush(void)
+{
+    g_autofree char *stream = g_strdup("/tmp/qtest-sdhi-timing-mig-XXXXXX");
+    g_autofree char *uri = NULL;
+    int fd = g_mkstemp(stream);
+    Timed t;
+    QTestState *qts = timed_start(&t, "-M timing=board");
+    uint64_t end, now;
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", stream);
+    set_bus(qts, DIV_1_2, true, true);
+    emmc_switch_start(qts, EXT_CSD_CACHE_CTRL, 1);
+    g_assert_true(sdhi_wait_status(qts, EMMC_SLOT, INFO1_RSPEND) &
+                  INFO1_RSPEND);
+    end = qtest_clock_step(qts, 1) + ns_for(4 * MiB, CARD_WRITE_RATE);
+    check_transfer_takes(qts, false, 4 * BLOCKS, ns_for(4 * MiB, SDN_HZ * 2));
+    emmc_switch_start(qts, EXT_CSD_FLUSH_CACHE, 1);
+    qtest_clock_step(qts, 1000);
+    g_assert_false(rspend(qts));
+    qtest_qmp_assert_success(qts, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(qts, "completed");
+    now = qtest_clock_step(qts, 1) - 1;
+    qtest_quit(qts);
+
+    qts = timed_boot(&t, "-M timing=board -incoming defer");
+    qtest_clock_set(qts, now);
+    qtest_qmp_assert_success(qts, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    rcar_gen3_wait_migration(qts, "completed");
+    for (now = qtest_clock_step(qts, 1); !rspend(qts);
+         now = qtest_clock_step(qts, MARGIN_NS)) {
+        g_assert_cmpuint(now, <, end + MARGIN_NS);
+    }
+    g_assert_cmpuint(now, >=, end - MARGIN_NS);
+    g_assert_cmpuint(R1_STATE(sdhi_card_status(qts, EMMC_SLOT, EMMC_RCA)),
+                     ==, STATE_TRAN);
+    timed_finish(&t);
+    unlink(stream);
+}
+
 /*
  * A transfer migrated in its first 1 MiB still takes all of its time on
  * the destination: the end of the first chunk is in the migrated timer,
@@ -277,6 +403,9 @@ int main(int argc, char **argv)
     qtest_add_func("/renesas-sdhi/timing/off", test_timing_off);
     qtest_add_func("/renesas-sdhi/timing/clock-stopped", test_clock_stopped);
     qtest_add_func("/renesas-sdhi/timing/board", test_board_timing);
+    qtest_add_func("/renesas-sdhi/timing/write-cache", test_write_cache);
+    qtest_add_func("/renesas-sdhi/timing/migrate-mid-flush",
+                   test_migrate_mid_flush);
     qtest_add_func("/renesas-sdhi/timing/migrate-mid-transfer",
                    test_migrate_mid_transfer);
     return g_test_run();

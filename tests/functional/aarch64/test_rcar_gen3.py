@@ -19,7 +19,7 @@ import re
 import subprocess
 import time
 
-from qemu_test import LinuxKernelTest
+from qemu_test import LinuxKernelTest, get_qemu_img
 from qemu_test import exec_command, exec_command_and_wait_for_pattern
 
 
@@ -782,6 +782,70 @@ class RCarGen3EmmcModes(RCarGen3Emmc):
         self.retune_after_drift('')
 
 
+class RCarGen3EmmcCache(RCarGen3Emmc):
+    """The eMMC's volatile write cache as Linux uses it: turned on at card
+    init (SWITCH CACHE_CTRL), flushed on fsync (SWITCH FLUSH_CACHE).  What
+    was flushed survives QEMU killed with SIGKILL, as data on a board
+    survives its power cut.  The image is qcow2: its cluster tables sit
+    in QEMU's memory until a flush, so that data written but not flushed
+    is lost with QEMU, as it may be on the board."""
+
+    EXT_CSD = '/sys/kernel/debug/mmc0/mmc0:0001/ext_csd'
+    FLUSHED = 128 * MiB         # copied there with fsync
+    UNFLUSHED = 192 * MiB       # copied there without
+    COPY = 4 * MiB
+
+    def ext_csd(self, index, count, name):
+        """EXT_CSD bytes as Linux reads them from the card, in hex"""
+        return self.guest_value(f'cut -c {2 * index + 1}-'
+                                f'{2 * (index + count)} {self.EXT_CSD}', name)
+
+    def copy_command(self, offset, fsync):
+        return (f'dd if=/dev/mmcblk0 of=/dev/mmcblk0 bs=1M '
+                f'count={self.COPY // MiB} seek={offset // MiB} '
+                'iflag=direct oflag=direct'
+                f'{" conv=fsync" if fsync else ""} 2>/dev/null; echo $?')
+
+    def flushes(self):
+        """Flush requests the block layer completed (16th stat field)"""
+        return self.guest_int("awk '{print $16}' /sys/block/mmcblk0/stat",
+                              'FLUSHES')
+
+    def test_flush_survives_power_loss(self):
+        raw = os.path.join(self.workdir, 'emmc.raw')
+        make_image(raw, self.EMMC_SIZE, self.IO_SIZE, 7)
+        image = os.path.join(self.workdir, 'emmc.qcow2')
+        qemu_img = get_qemu_img(self)
+        subprocess.run([qemu_img, 'convert', '-f', 'raw', '-O', 'qcow2',
+                        raw, image], check=True)
+        self.boot(2, extra_args=('-drive', f'if=sd,index=2,file={image},'
+                                 'format=qcow2'))
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        # CACHE_SIZE: 8 MiB in kilobits, little-endian; CACHE_CTRL on
+        self.assertEqual(self.ext_csd(249, 4, 'CACHESIZE'), '00000100')
+        self.assertEqual(self.ext_csd(33, 1, 'CACHECTRL'), '01')
+        self.check_guest_value('cat /sys/block/mmcblk0/queue/write_cache',
+                               'WRITECACHE', 'write back')
+        before = self.flushes()
+        self.check_guest_value(self.copy_command(self.FLUSHED, True),
+                               'FLUSHED', 0)
+        self.assertGreater(self.flushes(), before)
+        self.check_guest_value(self.copy_command(self.UNFLUSHED, False),
+                               'UNFLUSHED', 0)
+        self.check_clean_log()
+        # The power cut: no shutdown, no flush
+        self.vm.kill()
+        subprocess.run([qemu_img, 'convert', '-f', 'qcow2', '-O', 'raw',
+                        image, raw], check=True)
+        self.assertEqual(sha256_of(raw, self.FLUSHED, self.COPY),
+                         sha256_of(raw, 0, self.COPY),
+                         'data flushed before the power cut was lost')
+        unflushed = sha256_of(raw, self.UNFLUSHED, self.COPY)
+        self.log.info('data not flushed: %s',
+                      'kept' if unflushed == sha256_of(raw, 0, self.COPY)
+                      else 'lost')
+
+
 class RCarGen3EmmcTiming(RCarGen3Emmc):
     """timing=board under -icount: the eMMC's transfers take the time of
     the HS400 bus and of the card, and the guest's own clock shows it.
@@ -790,7 +854,9 @@ class RCarGen3EmmcTiming(RCarGen3Emmc):
     counts the guest's instructions: with timing=off (and the backend
     waited for, so that the clock cannot jump ahead while the host reads)
     they take the guest's CPU time only; with timing=board each MiB must
-    take longer by what the bus and the card need for it."""
+    take longer by what the bus and the card need for it.  Writes go to
+    the card's 8 MiB write cache at the bus's rate; the card programs it
+    at its write rate meanwhile, and a flush waits for that."""
 
     # HS400: 8 data lines, 200 MHz DDR
     HS400_BYTES_PER_SEC = 400 * 1000 * 1000
@@ -798,19 +864,39 @@ class RCarGen3EmmcTiming(RCarGen3Emmc):
     # sequential rates and 1 / random 4 KiB IOPS less 4 KiB at that rate
     CARD = {'read': (250 * 1000 * 1000, 1 / 11000 - 4096 / 250e6),
             'write': (125 * 1000 * 1000, 1 / 13000 - 4096 / 125e6)}
+    CACHE = 8 * MiB
     COUNT_MIB = 64
+    # A write that fits in the cache, then its flush
+    SMALL_MIB = 4
 
-    def dd_seconds(self, dd_args):
-        """How long an O_DIRECT dd of COUNT_MIB takes by the guest's clock"""
-        usec = self.guest_int('t0=$(cut -d" " -f1 /proc/uptime); '
-                              f'dd {dd_args} bs=1M count={self.COUNT_MIB} '
+    # The guest's clock in nanoseconds: /proc/uptime counts in 10 ms
+    NOW = 'awk \'NR == 3 { print $3; exit }\' /proc/timer_list'
+
+    def dd_seconds(self, dd_args, count=COUNT_MIB):
+        """How long an O_DIRECT dd of @count MiB takes by the guest's
+        clock"""
+        nsec = self.guest_int(f't0=$({self.NOW}); '
+                              f'dd {dd_args} bs=1M count={count} '
                               '2>/dev/null; '
-                              't1=$(cut -d" " -f1 /proc/uptime); '
-                              'echo "$t0 $t1" | '
-                              'awk \'{printf "%d", ($2 - $1) * 1000000}\'',
-                              'USEC')
-        self.assertGreater(usec, 0)
-        return usec / 1e6
+                              f't1=$({self.NOW}); echo $((t1 - t0))', 'NSEC')
+        self.assertGreater(nsec, 0)
+        return nsec / 1e9
+
+    def write_and_flush_seconds(self):
+        """How long a SMALL_MIB write takes, and then a flush (an fsync of
+        nothing written), in one command: between two, the guest idles
+        and under icount sleep=off its clock jumps ahead.  A read first
+        wakes the host up (runtime PM) within the command too."""
+        times = self.guest_value(
+            'dd if=/dev/mmcblk0 of=/dev/null count=1 iflag=direct '
+            f'2>/dev/null; t0=$({self.NOW}); '
+            'dd if=/dev/zero of=/dev/mmcblk0 bs=1M '
+            f'count={self.SMALL_MIB} seek={self.COUNT_MIB} oflag=direct '
+            f'2>/dev/null; t1=$({self.NOW}); dd if=/dev/zero '
+            'of=/dev/mmcblk0 count=0 conv=fsync 2>/dev/null; '
+            f't2=$({self.NOW}); echo $((t1 - t0)) $((t2 - t1))', 'NSECS')
+        write, flush = (self.as_int(t, 'NSECS') for t in times.split())
+        return write / 1e9, flush / 1e9
 
     def timed_io(self, machine_opts, extra_args=()):
         """Seconds per MiB of a read and a write on the eMMC in HS400.
@@ -825,31 +911,65 @@ class RCarGen3EmmcTiming(RCarGen3Emmc):
         self.check_mode('HS400', '10 (mmc HS400)', 200000000)
         times = {
             'read': self.dd_seconds('if=/dev/mmcblk0 of=/dev/null '
-                                    'iflag=direct'),
-            'write': self.dd_seconds('if=/dev/zero of=/dev/mmcblk0 '
-                                     f'seek={self.COUNT_MIB} oflag=direct'),
+                                    'iflag=direct') / self.COUNT_MIB,
         }
+        times['small'], times['flush'] = self.write_and_flush_seconds()
+        times['write'] = self.dd_seconds('if=/dev/zero of=/dev/mmcblk0 '
+                                         f'seek={self.COUNT_MIB} '
+                                         'oflag=direct') / self.COUNT_MIB
         self.power_off()
-        return {k: v / self.COUNT_MIB for k, v in times.items()}
+        return times
 
     def test_board_timing(self):
         untimed = self.timed_io('timing=off', (
             '-global', 'renesas-sdhi.x-async-io=off'))
         self._vms.pop('default')
         timed = self.timed_io('timing=board')
-        for op, (card_rate, latency) in self.CARD.items():
-            rate = min(self.HS400_BYTES_PER_SEC, card_rate)
-            modelled = latency + MiB / rate
-            added = timed[op] - untimed[op]
-            self.log.info('%s: %.2f ms/MiB untimed, %.2f ms/MiB timed '
-                          '(%.1f MB/s), %.2f ms/MiB modelled', op,
-                          untimed[op] * 1e3, timed[op] * 1e3,
-                          MiB / timed[op] / 1e6, modelled * 1e3)
-            # What timing added is the bus's and the card's time
-            self.assertGreater(added, modelled * 0.75)
-            self.assertLess(added, modelled * 1.25)
-            # and the guest never saw more than they allow
-            self.assertLessEqual(MiB / timed[op], rate)
+        self.check_read(untimed, timed)
+        self.check_writes(untimed, timed)
+
+    def log_rates(self, op, untimed, timed, modelled):
+        self.log.info('%s: %.2f ms/MiB untimed, %.2f ms/MiB timed '
+                      '(%.1f MB/s), %.2f ms/MiB modelled', op,
+                      untimed * 1e3, timed * 1e3, MiB / timed / 1e6,
+                      modelled * 1e3)
+
+    def check_read(self, untimed, timed):
+        card_rate, latency = self.CARD['read']
+        rate = min(self.HS400_BYTES_PER_SEC, card_rate)
+        modelled = latency + MiB / rate
+        self.log_rates('read', untimed['read'], timed['read'], modelled)
+        # What timing added is the bus's and the card's time
+        added = timed['read'] - untimed['read']
+        self.assertGreater(added, modelled * 0.75)
+        self.assertLess(added, modelled * 1.25)
+        # and the guest never saw more than they allow
+        self.assertLessEqual(MiB / timed['read'], rate)
+
+    def check_writes(self, untimed, timed):
+        card_rate, latency = self.CARD['write']
+        program = self.SMALL_MIB * MiB / card_rate
+        self.log.info('%d MiB: %.2f ms written, %.2f ms flushed, %.2f ms '
+                      'to program; untimed %.2f ms, %.2f ms',
+                      self.SMALL_MIB, timed['small'] * 1e3,
+                      timed['flush'] * 1e3, program * 1e3,
+                      untimed['small'] * 1e3, untimed['flush'] * 1e3)
+        # The cache takes a small write at the bus's rate, far faster
+        # than the card programs it, even with no latency at all
+        self.assertLess(timed['small'], program * 0.6)
+        self.assertGreater(timed['small'] - untimed['small'],
+                           self.SMALL_MIB * MiB / self.HS400_BYTES_PER_SEC
+                           * 0.75)
+        # and its flush waits until it is programmed
+        self.assertGreater(timed['small'] + timed['flush'], program * 0.9)
+        # A long write runs at the card's rate once the cache is full:
+        # the guest's own time of each MiB hides behind the card's
+        total = self.COUNT_MIB * MiB
+        modelled = max(total / self.HS400_BYTES_PER_SEC,
+                       (total - self.CACHE) / card_rate) / self.COUNT_MIB
+        self.log_rates('write', untimed['write'], timed['write'], modelled)
+        self.assertGreater(timed['write'], modelled * 0.95)
+        self.assertLess(timed['write'], (modelled + untimed['write']) * 1.25)
 
 if __name__ == '__main__':
     LinuxKernelTest.main()
