@@ -4,6 +4,8 @@
 #                 without the IPMMU and report how Linux's block requests
 #                 reached the SD/MMC host (scripts/demo.py)
 #   make shell    boot it to a shell on the console
+#   make record   the same, recorded for replay (EMMC=, SD=, SCRIPT= too)
+#   make replay   play the last recording back (docs: "Deterministic runs")
 #   make check    set up everything, run every test (style, qtests, boot tests,
 #                 a LAVA job)
 #   make check-kernel-ci   make check, plus a defconfig kernel's boot tests
@@ -37,7 +39,7 @@ FUZZ_SECONDS ?= 600
 MACHINE ?= r8a77951-salvator-xs
 export MACHINE
 
-.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell check check-kernel-ci bench fuzz export-patches check-series clean
+.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell record replay check check-kernel-ci bench fuzz export-patches check-series clean
 
 all: qemu guest
 
@@ -73,6 +75,12 @@ bench: qemu guest
 
 shell: qemu guest
 	@scripts/run.sh
+
+record: qemu guest
+	@RR=record scripts/run.sh
+
+replay: qemu
+	@RR=replay scripts/run.sh
 
 check: qemu guest
 	@scripts/deps.sh --lava

@@ -17,6 +17,8 @@ HOST_PKGS=(
     # the guest kit: cross compiler and kernel build tools
     gcc-aarch64-linux-gnu bc libssl-dev libelf-dev cpio kmod xz-utils
     device-tree-compiler rsync
+    # the boot tests: qcow2 images (qemu-img), reverse debugging (gdb)
+    qemu-utils gdb-multiarch
 )
 
 # `make bench` also draws its plot with matplotlib; `make check` runs a

@@ -38,6 +38,7 @@
 #include "hw/sd/renesas_sdhi.h"
 #include "migration/vmstate.h"
 #include "block/block.h"
+#include "exec/icount.h"
 #include "system/dma.h"
 #include "trace.h"
 
@@ -1230,6 +1231,21 @@ static SDHIDMAOutcome sdhi_dma_read_end(RenesasSDHIState *s, uint32_t gen,
 static void sdhi_card_io_done(void *opaque, size_t done);
 
 /*
+ * May the card's backend read, write, erase or flush without the BQL, the
+ * guest running meanwhile?  Not in timing mode, nor under -icount: there
+ * guest time counts instructions, and while the host works an idle
+ * guest's clock jumps to its next timer (sleep=off: at once, which may be
+ * the request's timeout), so the host's latency would become guest time.
+ * The card then works as QEMU's SD cards do, the guest waiting, and its
+ * I/O happens at a fixed instruction: record/replay needs no event for it
+ * (sd-card refuses a blkreplay drive there).  Nor with x-async-io=off.
+ */
+static bool sdhi_card_may_work_async(RenesasSDHIState *s)
+{
+    return s->async_io && !s->timing && !icount_enabled();
+}
+
+/*
  * Hand the card's backend @len bytes of dma_buf to read or write without
  * the BQL: a slow image then stalls neither the vCPUs nor the monitor.
  * Returns false if the card has no such path for them now.
@@ -1240,12 +1256,7 @@ static bool sdhi_card_io_start(RenesasSDHIState *s, uint32_t blocks,
     bool read = s->data_dir == RENESAS_SDHI_DATA_READ;
     size_t started;
 
-    /*
-     * Timing mode waits for the backend: with -icount's sleep=off an idle
-     * guest's clock would jump to its next timer while the host reads, and
-     * the modelled time would be lost under the host's
-     */
-    if (!s->async_io || s->timing) {
+    if (!sdhi_card_may_work_async(s)) {
         return false;
     }
     if (read) {
@@ -2318,15 +2329,12 @@ static void renesas_sdhi_class_init(ObjectClass *klass, const void *data)
 }
 
 /*
- * The card may erase without the BQL and stay busy: RSPEND waits for it.
- * Not in timing mode, which waits for the backend, as sdhi_card_io_start()
- * explains, nor with x-async-io=off.
+ * The card may erase or flush without the BQL and stay busy: RSPEND
+ * waits for it.  Only where sdhi_card_may_work_async() allows.
  */
 static bool renesas_sdhi_card_may_stay_busy(DeviceState *dev)
 {
-    RenesasSDHIState *s = RENESAS_SDHI(dev);
-
-    return s->async_io && !s->timing;
+    return sdhi_card_may_work_async(RENESAS_SDHI(dev));
 }
 
 /* Possibly inside a drained section: the timer ends the busy, not this */

@@ -648,13 +648,16 @@ class RCarGen3Emmc(RCarGen3Base):
     SD2_POC = 0x0007ff00        # GP3_8-11, GP4_0-6 (pfc-r8a77951.c)
     SCC_TAPS = 8
 
-    def boot_emmc(self, machine_opts='', extra_args=(), smp=2, card=None):
+    def boot_emmc(self, machine_opts='', extra_args=(), smp=2, card=None,
+                  drive_opts=''):
         """Boot with the eMMC image on SDHI2: the board's card (-drive
-        if=sd), or @card, the options of a -device emmc of its own."""
+        if=sd, with @drive_opts), or @card, the options of a -device emmc
+        of its own."""
         self.emmc = os.path.join(self.workdir, 'emmc.img')
         make_image(self.emmc, self.EMMC_SIZE, self.IO_SIZE, 5)
         if card is None:
-            drive = ('-drive', f'if=sd,index=2,file={self.emmc},format=raw')
+            drive = ('-drive', f'if=sd,index=2,file={self.emmc},format=raw'
+                     f'{drive_opts}')
         else:
             drive = ('-drive', f'if=none,id=emmc0,file={self.emmc},format=raw',
                      '-device', f'emmc,drive=emmc0,bus=sdhi2.sd-bus{card}')
@@ -970,6 +973,47 @@ class RCarGen3EmmcTiming(RCarGen3Emmc):
         self.log_rates('write', untimed['write'], timed['write'], modelled)
         self.assertGreater(timed['write'], modelled * 0.95)
         self.assertLess(timed['write'], (modelled + untimed['write']) * 1.25)
+
+
+class RCarGen3Icount(RCarGen3Emmc):
+    """-icount: guest time counts instructions, and with sleep=off an idle
+    guest's clock jumps to its next timer at once.  A read from a slow
+    host image must still look to Linux like a read, not like a card that
+    stopped answering: no request timeout, whatever the host's latency."""
+
+    # A throttled image: each MiB takes the host a quarter of a second
+    THROTTLE_BPS = 4 * MiB
+    READ_MIB = 16
+
+    def throttled_read(self, smp, icount, machine_opts=''):
+        """Boot under -icount @icount with a throttled eMMC, read
+        READ_MIB MiB with O_DIRECT and check them against the image; the
+        log must have no request timeout (power_off())"""
+        self.boot_emmc(smp=smp, machine_opts=machine_opts,
+                       drive_opts=f',throttling.bps-read={self.THROTTLE_BPS}',
+                       extra_args=('-icount', icount))
+        # Guest time runs ahead of the host's: the shell may come up
+        # before the eMMC has been probed
+        self.check_guest_value('while ! dmesg | grep -q "mmc0: new"; do '
+                               'sleep 0.1; done; echo probed', 'EMMC',
+                               'probed')
+        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count={self.READ_MIB} '
+                        'iflag=direct 2>/dev/null',
+                        sha256_of(self.emmc, 0, self.READ_MIB * MiB))
+        self.power_off()
+
+    def test_one_cpu_sleep_off(self):
+        self.throttled_read(1, 'shift=0,sleep=off')
+
+    def test_two_cpus_sleep_off(self):
+        self.throttled_read(2, 'shift=0,sleep=off')
+
+    def test_two_cpus_shift_auto(self):
+        self.throttled_read(2, 'shift=auto')
+
+    def test_board_timing_two_cpus(self):
+        self.throttled_read(2, 'shift=auto,sleep=off', 'timing=board')
+
 
 if __name__ == '__main__':
     LinuxKernelTest.main()
