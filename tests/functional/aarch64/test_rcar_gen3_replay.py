@@ -313,8 +313,9 @@ class RCarGen3ReplayOptions(RCarGen3Base):
             capture_output=True, encoding='utf8', timeout=60, check=False)
         self.assertEqual(out.returncode, 1, out.stderr)
         self.assertEqual(out.stderr.strip().splitlines(), [
-            f'{os.path.basename(self.qemu_bin)}: sd2: an SD card does its I/O synchronously, '
-            'which a blkreplay drive cannot complete under record/replay; '
+            f'{os.path.basename(self.qemu_bin)}: '
+            'sd2: an SD card does its I/O synchronously, which a blkreplay '
+            'drive cannot complete under record/replay; '
             'give the card its image without blkreplay'])
 
 
