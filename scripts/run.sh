@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Boot an emulated R-Car Gen3 board with the test kernel to a shell on the
-# console: MACHINE=r8a77951-salvator-xs (the default), r8a77965-salvator-xs
-# or r8a77990-ebisu.  Extra arguments go to QEMU.  Quit with
-# `poweroff -f` in the guest, or Ctrl-A X.
+# console: MACHINE=r8a77951-salvator-xs (the default), r8a77965-salvator-xs,
+# r8a77990-ebisu, r8a77951-ulcb, r8a77965-ulcb or r8a779m1-ulcb.  Extra
+# arguments go to QEMU.  Quit with `poweroff -f` in the guest, or Ctrl-A X.
 #
 # EMMC=<raw image>, SD=<raw image>: a card in the board's eMMC slot, and in
 # its SD slot.  SCRIPT=<shell script>: the guest runs it instead of a

@@ -1,6 +1,7 @@
 /*
  * Renesas R-Car Gen3 boards: Salvator-XS with R-Car H3 (r8a77951) or
- * M3-N (r8a77965), Ebisu with R-Car E3 (r8a77990)
+ * M3-N (r8a77965), Ebisu with R-Car E3 (r8a77990), and the ULCB starter
+ * kits with R-Car H3 (r8a77951), H3e-2G (r8a779m1) or M3-N (r8a77965)
  *
  * The board chooses the SoC, gives it the RAM, puts the cards in the
  * SD/MMC hosts and wires the SD slots' switches.  When the user passes no
@@ -399,6 +400,8 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
     g_autofree char *soc_compat = g_strdup_printf("renesas,%s", sc->dt_name);
+    g_autofree char *variant_compat = sc->dt_variant ?
+        g_strdup_printf("renesas,%s", sc->dt_variant) : NULL;
     g_autofree char *scif = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SCIF2, 0);
     struct {
         uint64_t kaslr;
@@ -414,8 +417,15 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     }
     ms->fdt = fdt;
 
-    rcar_gen3_fdt_setprop_strings(fdt, "/", "compatible", mc->board_compat,
-                                  soc_compat, NULL);
+    /* r8a779m1-ulcb.dts: "renesas,h3ulcb", "renesas,r8a779m1", ... */
+    if (variant_compat) {
+        rcar_gen3_fdt_setprop_strings(fdt, "/", "compatible",
+                                      mc->board_compat, variant_compat,
+                                      soc_compat, NULL);
+    } else {
+        rcar_gen3_fdt_setprop_strings(fdt, "/", "compatible",
+                                      mc->board_compat, soc_compat, NULL);
+    }
     qemu_fdt_setprop_string(fdt, "/", "model", mc->model);
     qemu_fdt_setprop_cell(fdt, "/", "#address-cells", 2);
     qemu_fdt_setprop_cell(fdt, "/", "#size-cells", 2);
@@ -792,46 +802,126 @@ static void salvator_xs_class_init(ObjectClass *oc)
     rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
 }
 
-/* r8a77951-salvator-xs.dts: 896 MiB below 4 GiB, then three 1 GiB banks */
-static const RCarGen3RamBank salvator_xs_h3_ram[] = {
+/* ulcb.dtsi: &sdhi0 cd-gpios; the slot has no write-protect switch */
+static const RCarGen3SlotWiring ulcb_slots[] = {
+    { .sdhi = 0, .cd_bank = 3, .cd_pin = 12 },
+};
+
+/* What the ULCB starter kit is with any of its SoCs (ulcb.dtsi) */
+static void ulcb_class_init(ObjectClass *oc)
+{
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    /* S3D4 = EXTAL 16.666666 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
+    rmc->scif_fck_hz = 66666664;
+    /* An SD slot on SDHI0, eMMC on SDHI2 */
+    rmc->emmc_sdhi = 2;
+    rmc->emmc_driver_type = -1;
+    rmc->sdhi_used = BIT(0) | BIT(2);
+    rmc->slots = ulcb_slots;
+    rmc->num_slots = ARRAY_SIZE(ulcb_slots);
+}
+
+/*
+ * The H3 boards' 4 GiB (r8a77951-salvator-xs.dts, r8a77951-ulcb.dts and
+ * r8a779m1-ulcb.dts): 896 MiB below 4 GiB, then three 1 GiB banks
+ */
+static const RCarGen3RamBank h3_board_ram[] = {
     { 0x0048000000, 0x38000000 },
     { 0x0500000000, 1 * GiB },
     { 0x0600000000, 1 * GiB },
     { 0x0700000000, 1 * GiB },
 };
 
-static void salvator_xs_h3_class_init(ObjectClass *oc, const void *data)
+/* A board with an H3 (@soc_type r8a77951 or r8a779m1) and its RAM */
+static void h3_board_class_init(ObjectClass *oc, const char *soc_type)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
 
-    mc->desc = "Renesas Salvator-XS board with R-Car H3 (r8a77951)";
     /* 2 GiB puts RAM above 4 GiB, where 32-bit DMA masters need bouncing */
     mc->default_ram_size = 2 * GiB;
-    rcar_gen3_machine_set_soc(oc, TYPE_R8A77951);
-    salvator_xs_class_init(oc);
-    rmc->model = "Renesas Salvator-X 2nd version board based on r8a77951";
-    rmc->ram_banks = salvator_xs_h3_ram;
-    rmc->num_ram_banks = ARRAY_SIZE(salvator_xs_h3_ram);
+    rcar_gen3_machine_set_soc(oc, soc_type);
+    rmc->ram_banks = h3_board_ram;
+    rmc->num_ram_banks = ARRAY_SIZE(h3_board_ram);
 }
 
-/* r8a77965-salvator-xs.dts: 1920 MiB, all below 4 GiB */
-static const RCarGen3RamBank salvator_xs_m3n_ram[] = {
+/*
+ * The M3-N boards' 2 GiB (r8a77965-salvator-xs.dts, r8a77965-ulcb.dts):
+ * 1920 MiB, all below 4 GiB
+ */
+static const RCarGen3RamBank m3n_board_ram[] = {
     { 0x0048000000, 0x78000000 },
 };
 
-static void salvator_xs_m3n_class_init(ObjectClass *oc, const void *data)
+/* A board with an M3-N and its RAM */
+static void m3n_board_class_init(ObjectClass *oc)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
     RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
 
-    mc->desc = "Renesas Salvator-XS board with R-Car M3-N (r8a77965)";
     mc->default_ram_size = 1920 * MiB;
     rcar_gen3_machine_set_soc(oc, TYPE_R8A77965);
+    rmc->ram_banks = m3n_board_ram;
+    rmc->num_ram_banks = ARRAY_SIZE(m3n_board_ram);
+}
+
+static void salvator_xs_h3_class_init(ObjectClass *oc, const void *data)
+{
+    MACHINE_CLASS(oc)->desc =
+        "Renesas Salvator-XS board with R-Car H3 (r8a77951)";
+    h3_board_class_init(oc, TYPE_R8A77951);
     salvator_xs_class_init(oc);
-    rmc->model = "Renesas Salvator-X 2nd version board based on r8a77965";
-    rmc->ram_banks = salvator_xs_m3n_ram;
-    rmc->num_ram_banks = ARRAY_SIZE(salvator_xs_m3n_ram);
+    RCAR_GEN3_MACHINE_CLASS(oc)->model =
+        "Renesas Salvator-X 2nd version board based on r8a77951";
+}
+
+static void salvator_xs_m3n_class_init(ObjectClass *oc, const void *data)
+{
+    MACHINE_CLASS(oc)->desc =
+        "Renesas Salvator-XS board with R-Car M3-N (r8a77965)";
+    m3n_board_class_init(oc);
+    salvator_xs_class_init(oc);
+    RCAR_GEN3_MACHINE_CLASS(oc)->model =
+        "Renesas Salvator-X 2nd version board based on r8a77965";
+}
+
+/* r8a77951-ulcb.dts: the H3ULCB (R-Car Starter Kit Premier) */
+static void ulcb_h3_class_init(ObjectClass *oc, const void *data)
+{
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    MACHINE_CLASS(oc)->desc = "Renesas H3ULCB board with R-Car H3 (r8a77951)";
+    h3_board_class_init(oc, TYPE_R8A77951);
+    ulcb_class_init(oc);
+    rmc->board_compat = "renesas,h3ulcb";
+    rmc->model = "Renesas H3ULCB board based on r8a77951";
+}
+
+/* r8a779m1-ulcb.dts: the H3ULCB with the H3e-2G, as kernel CI's labs have */
+static void ulcb_h3e_class_init(ObjectClass *oc, const void *data)
+{
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    MACHINE_CLASS(oc)->desc =
+        "Renesas H3ULCB board with R-Car H3e-2G (r8a779m1)";
+    h3_board_class_init(oc, TYPE_R8A779M1);
+    ulcb_class_init(oc);
+    rmc->board_compat = "renesas,h3ulcb";
+    rmc->model = "Renesas H3ULCB board based on r8a779m1";
+}
+
+/* r8a77965-ulcb.dts: the M3NULCB (R-Car Starter Kit Pro with M3-N) */
+static void ulcb_m3n_class_init(ObjectClass *oc, const void *data)
+{
+    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
+
+    MACHINE_CLASS(oc)->desc =
+        "Renesas M3NULCB board with R-Car M3-N (r8a77965)";
+    m3n_board_class_init(oc);
+    ulcb_class_init(oc);
+    rmc->board_compat = "renesas,m3nulcb";
+    rmc->model = "Renesas M3NULCB board based on r8a77965";
 }
 
 /* ebisu.dtsi: &sdhi0 cd-gpios, wp-gpios; &sdhi1 cd-gpios only */
@@ -886,6 +976,21 @@ static const TypeInfo rcar_gen3_machine_types[] = {
         .name = MACHINE_TYPE_NAME("r8a77965-salvator-xs"),
         .parent = TYPE_RCAR_GEN3_MACHINE,
         .class_init = salvator_xs_m3n_class_init,
+        .interfaces = aarch64_machine_interfaces,
+    }, {
+        .name = MACHINE_TYPE_NAME("r8a77951-ulcb"),
+        .parent = TYPE_RCAR_GEN3_MACHINE,
+        .class_init = ulcb_h3_class_init,
+        .interfaces = aarch64_machine_interfaces,
+    }, {
+        .name = MACHINE_TYPE_NAME("r8a779m1-ulcb"),
+        .parent = TYPE_RCAR_GEN3_MACHINE,
+        .class_init = ulcb_h3e_class_init,
+        .interfaces = aarch64_machine_interfaces,
+    }, {
+        .name = MACHINE_TYPE_NAME("r8a77965-ulcb"),
+        .parent = TYPE_RCAR_GEN3_MACHINE,
+        .class_init = ulcb_m3n_class_init,
         .interfaces = aarch64_machine_interfaces,
     }, {
         .name = MACHINE_TYPE_NAME("r8a77990-ebisu"),

@@ -1,5 +1,6 @@
 /*
- * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951, M3-N r8a77965, E3 r8a77990)
+ * Renesas R-Car Gen3 SoCs (R-Car H3 r8a77951 and H3e-2G r8a779m1, M3-N
+ * r8a77965, E3 r8a77990)
  *
  * The SoC container: the Cortex-A57 and Cortex-A53 clusters, the GIC-400,
  * the devices that Linux needs to boot and to reach the SD/MMC hosts
@@ -627,6 +628,20 @@ static void r8a77951_class_init(ObjectClass *oc, const void *data)
     RCAR_GEN3_SET_DEVS(sc, r8a77951);
 }
 
+/*
+ * r8a779m1.dtsi is r8a77951.dtsi with one more compatible and a 2 GHz
+ * operating point: the same silicon, binned for speed, whose PRR reads as
+ * the H3 ES3.0 (renesas-soc.c gives "renesas,r8a779m1" soc_rcar_h3).
+ */
+static void r8a779m1_class_init(ObjectClass *oc, const void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
+
+    dc->desc = "Renesas R-Car H3e-2G (r8a779m1)";
+    sc->dt_variant = "r8a779m1";
+}
+
 static void r8a77965_class_init(ObjectClass *oc, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
@@ -679,6 +694,10 @@ static const TypeInfo rcar_gen3_types[] = {
         .name = TYPE_R8A77951,
         .parent = TYPE_RCAR_GEN3_SOC,
         .class_init = r8a77951_class_init,
+    }, {
+        .name = TYPE_R8A779M1,
+        .parent = TYPE_R8A77951,
+        .class_init = r8a779m1_class_init,
     }, {
         .name = TYPE_R8A77965,
         .parent = TYPE_RCAR_GEN3_SOC,

@@ -7,7 +7,8 @@
 . "$(dirname "$0")/common.sh"
 
 DTS=(renesas/r8a77951-salvator-xs renesas/r8a77965-salvator-xs
-     renesas/r8a77990-ebisu)
+     renesas/r8a77990-ebisu renesas/r8a77951-ulcb renesas/r8a779m1-ulcb
+     renesas/r8a77965-ulcb)
 
 ver=$(linux_source_version)
 key=$( { echo "linux-source-6.12 $ver"; cat "$0"; dtc --version; } |

@@ -61,6 +61,26 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .cores = { "cortex-a53" },
         /* 896 MiB at 0x48000000 */
         .dram_mib = 1024,
+    }, {
+        /* The ULCB starter kits: the same SoCs and RAM, eMMC on SDHI2 */
+        .name = "r8a77951-ulcb", .soc = "r8a77951",
+        .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
+        .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
+        .cores = { "cortex-a57", "cortex-a53" },
+        .dram_mib = 4096,
+    }, {
+        /* r8a779m1.dtsi includes r8a77951.dtsi: an H3 to renesas-soc.c */
+        .name = "r8a779m1-ulcb", .soc = "r8a779m1",
+        .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
+        .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
+        .cores = { "cortex-a57", "cortex-a53" },
+        .dram_mib = 4096,
+    }, {
+        .name = "r8a77965-ulcb", .soc = "r8a77965",
+        .devs = r8a77965_devs, .num_devs = ARRAY_SIZE(r8a77965_devs),
+        .prr = 0x00005500, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 2,
+        .cores = { "cortex-a57" },
+        .dram_mib = 2048,
     },
 };
 

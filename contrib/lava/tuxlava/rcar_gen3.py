@@ -60,3 +60,29 @@ class QemuR8A77990Ebisu(QemuRCarGen3):
     cpu = "cortex-a53"
     memory = "1G"
     rootfs_arg = "-drive file={rootfs},if=sd,index=3,format=raw"
+
+
+class QemuR8A77951ULCB(QemuRCarGen3):
+    name = "qemu-r8a77951-ulcb"
+    machine = "r8a77951-ulcb"
+    cpu = "cortex-a57"
+    memory = "4G"
+    rootfs_arg = "-drive file={rootfs},if=sd,index=2,format=raw"
+
+
+class QemuR8A779M1ULCB(QemuRCarGen3):
+    """The board of KernelCI's R-Car jobs (H3e-2G)"""
+
+    name = "qemu-r8a779m1-ulcb"
+    machine = "r8a779m1-ulcb"
+    cpu = "cortex-a57"
+    memory = "4G"
+    rootfs_arg = "-drive file={rootfs},if=sd,index=2,format=raw"
+
+
+class QemuR8A77965ULCB(QemuRCarGen3):
+    name = "qemu-r8a77965-ulcb"
+    machine = "r8a77965-ulcb"
+    cpu = "cortex-a57"
+    memory = "2G"
+    rootfs_arg = "-drive file={rootfs},if=sd,index=2,format=raw"

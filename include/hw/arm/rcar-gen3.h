@@ -33,6 +33,8 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define TYPE_R8A77951 "r8a77951"
 #define TYPE_R8A77965 "r8a77965"
 #define TYPE_R8A77990 "r8a77990"
+/* R-Car H3e-2G: the H3 ES3.0 with its cores up to 2 GHz */
+#define TYPE_R8A779M1 "r8a779m1"
 
 #define RCAR_GEN3_NUM_CLUSTERS      2
 #define RCAR_GEN3_MAX_CLUSTER_CPUS  4
@@ -59,6 +61,11 @@ struct RCarGen3Class {
 
     /* SoC name in the device-tree compatibles ("r8a7795") */
     const char *dt_name;
+    /*
+     * The compatible of a variant that the .dtsi adds before dt_name
+     * ("r8a779m1"), which names the SoC that renesas-soc.c reports; or NULL
+     */
+    const char *dt_variant;
     uint8_t prr_product;
     uint8_t prr_cut;
     /* CPU type and count of each cluster; cluster 0 boots */

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 #
 # The other boards of the R-Car Gen3 family: Salvator-XS with R-Car M3-N
-# (r8a77965) and Ebisu with R-Car E3 (r8a77990), each booted with the
-# device tree the board generates and with its unmodified upstream DTB
-# (tests/guest/build-dtbs.sh), with the IPMMU and with iommu=off.  What is
-# checked comes from the guest: the SoC Linux detects, the CPUs online,
-# the SD/MMC hosts in an IOMMU group, the eMMC's bus mode and segments,
-# and a merged-segment O_DIRECT read and write, checked on the host.
+# (r8a77965), Ebisu with R-Car E3 (r8a77990) and the ULCB starter kits
+# (r8a77951-ulcb, r8a77965-ulcb, and r8a779m1-ulcb, the R-Car board that
+# KernelCI runs), each booted with the device tree the board generates and
+# with its unmodified upstream DTB (tests/guest/build-dtbs.sh), with the
+# IPMMU and with iommu=off.  What is checked comes from the guest: the
+# SoC Linux detects, the CPUs online, the SD/MMC hosts in an IOMMU group,
+# the eMMC's bus mode and segments, nothing deferred with the upstream
+# DTB, and a merged-segment O_DIRECT read and write, checked on the host.
 #
 # RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
@@ -20,10 +22,10 @@ from test_rcar_gen3 import RCarGen3Base, make_image, sha256_of
 MiB = 1024 * 1024
 
 
-class RCarGen3BoardTests:
-    """The tests of one board, for a subclass of RCarGen3Base that says
-    which board it is (not a TestCase itself, so that unittest runs them
-    only through the boards)."""
+class RCarGen3BoardBoots:
+    """The boots of one board with the IPMMU, for a subclass of
+    RCarGen3Base that says which board it is (not a TestCase itself, so
+    that unittest runs them only through the boards)."""
 
     EMMC_SIZE = 128 * MiB
     SD_SIZE = 32 * MiB
@@ -31,11 +33,13 @@ class RCarGen3BoardTests:
 
     # Set by the subclasses, from the board's .dts and drivers/soc/renesas
     SOC = None              # what renesas-soc.c prints
-    CPUS = None             # CPUs of the board's .dts
+    CPUS = None             # CPUs to boot (all of the board's but on H3)
     MEM = None
     EMMC_SDHI = None        # the SDHI with the eMMC
     SD_SDHI = None          # an SD slot
     SDHI_NODES = None       # the enabled SDHIs, as a glob of device names
+    # The eMMC's fastest mode in the board's .dts, and its MMC_TIMING_*
+    EMMC_TIMING = ('HS400', 10)
 
     def boot_board(self, upstream, iommu, io_size):
         self.emmc = os.path.join(self.workdir, 'emmc.img')
@@ -72,12 +76,24 @@ class RCarGen3BoardTests:
         self.check_guest_value(f'ls -d /sys/kernel/iommu_groups/*/devices/'
                                f'{glob} 2>/dev/null | wc -l', 'GROUPED',
                                nodes if iommu else 0)
-        self.check_guest_value('grep -c "timing spec:.*mmc HS400" '
-                               '/sys/kernel/debug/mmc0/ios', 'HS400', 1)
+        mode, timing = self.EMMC_TIMING
+        self.check_guest_value(f'grep -c "timing spec:.*mmc {mode})" '
+                               '/sys/kernel/debug/mmc0/ios', mode, 1)
         # ... and still at the end (power_off())
-        self.expected_ios = (('timing spec', '10 (mmc HS400)'),)
+        self.expected_ios = (('timing spec', f'{timing} (mmc {mode})'),)
         self.check_guest_value('cat /sys/block/mmcblk0/queue/max_segments',
                                'SEGS', 512 if iommu else 1)
+
+    def check_kernelci_dmesg(self):
+        """KernelCI's baseline test: no kernel message at emerg, alert or
+        crit level (dmesg -r prints each with its <level> prefix)"""
+        self.check_guest_value('dmesg -r | grep -c "^<[0-2]>"', 'CRIT', 0)
+
+    def check_nothing_deferred(self):
+        """Every device of the upstream DTB whose driver the kernel has
+        found what it needs: no probe waits for a supplier"""
+        self.check_guest_value('cat /sys/kernel/debug/devices_deferred | '
+                               'wc -l', 'DEFERRED', 0)
 
     def read_and_write(self, io_size):
         """An O_DIRECT read of the eMMC in 1 MiB blocks, checked against
@@ -117,6 +133,9 @@ class RCarGen3BoardTests:
         io_size = (32 if iommu else 8) * MiB
         self.boot_board(upstream, iommu, io_size)
         self.check_board(iommu)
+        self.check_kernelci_dmesg()
+        if upstream:
+            self.check_nothing_deferred()
         ios, counters = self.read_and_write(io_size)
         # One DMA transfer per block request, moving all of it
         self.assertEqual(counters['x-dma-transfers'], ios)
@@ -136,11 +155,15 @@ class RCarGen3BoardTests:
     def test_generated_dt(self):
         self.run_board(upstream=False, iommu=True)
 
-    def test_generated_dt_iommu_off(self):
-        self.run_board(upstream=False, iommu=False)
-
     def test_upstream_dtb(self):
         self.run_board(upstream=True, iommu=True)
+
+
+class RCarGen3BoardTests(RCarGen3BoardBoots):
+    """The boots of one board with the IPMMU and without it"""
+
+    def test_generated_dt_iommu_off(self):
+        self.run_board(upstream=False, iommu=False)
 
     def test_upstream_dtb_iommu_off(self):
         self.run_board(upstream=True, iommu=False)
@@ -182,6 +205,36 @@ class RCarGen3E3Ebisu(RCarGen3BoardTests, RCarGen3Base):
     EMMC_SDHI = 3
     SD_SDHI = 1
     SDHI_NODES = (0, 1, 3)
+
+
+# ulcb.dtsi: an SD slot on SDHI0, the eMMC on SDHI2
+class RCarGen3ULCB:
+    EMMC_SDHI = 2
+    SD_SDHI = 0
+    SDHI_NODES = (0, 2)
+
+
+class RCarGen3H3eULCB(RCarGen3ULCB, RCarGen3BoardTests, RCarGen3Base):
+    """KernelCI's R-Car board: renesas-soc.c names the SoC by the
+    .dtsi's first SoC compatible, and reads the H3 ES3.0 in its PRR"""
+    MACHINE = 'r8a779m1-ulcb'
+    SOC = 'r8a779m1 ES3.0'
+    CPUS = 2
+    MEM = '2G'
+
+
+class RCarGen3H3ULCB(RCarGen3ULCB, RCarGen3BoardBoots, RCarGen3Base):
+    MACHINE = 'r8a77951-ulcb'
+    SOC = 'r8a7795 ES3.0'
+    CPUS = 2
+    MEM = '2G'
+
+
+class RCarGen3M3NULCB(RCarGen3ULCB, RCarGen3BoardBoots, RCarGen3Base):
+    MACHINE = 'r8a77965-ulcb'
+    SOC = 'r8a77965 ES1.0'
+    CPUS = 2
+    MEM = '1920M'
 
 
 if __name__ == '__main__':
