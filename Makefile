@@ -14,14 +14,21 @@
 #   make fuzz     fuzz the SDHI, DMAC, SCC, IPMMU and I2C over qtest on the
 #                 ASan + UBSan build for FUZZ_SECONDS (600); reproducers in
 #                 build/fuzz/
+#   make deb      a Debian package of our QEMU for kernel-CI containers
+#                 (Debian trixie): qemu-system-rcar-gen3, whose binary is
+#                 qemu-system-aarch64-rcar (scripts/build-deb.sh)
+#   make check-deb  install it into a clean trixie root and boot a board
+#                 from it there (slow: builds QEMU in trixie; not part of
+#                 make check)
 #   make check-series   apply the exported series (make export-patches) to
 #                 the pristine QEMU tree with git am and build after every
 #                 patch (slow; not part of make check)
 #
 # MACHINE= picks the board of make run and make shell:
 # r8a77951-salvator-xs (R-Car H3, the default), r8a77965-salvator-xs
-# (R-Car M3-N) or r8a77990-ebisu (R-Car E3).  DTB=upstream boots it with
-# the unmodified upstream DTB instead of the generated one.
+# (R-Car M3-N), r8a77990-ebisu (R-Car E3), or a ULCB starter kit:
+# r8a77951-ulcb, r8a77965-ulcb, r8a779m1-ulcb (H3e-2G).  DTB=upstream
+# boots it with the unmodified upstream DTB instead of the generated one.
 #
 # SANITIZE=1 (make check SANITIZE=1, make run SANITIZE=1...) uses QEMU built
 # with ASan + UBSan in build/qemu-build-san for everything.  make check runs
@@ -39,7 +46,7 @@ FUZZ_SECONDS ?= 600
 MACHINE ?= r8a77951-salvator-xs
 export MACHINE
 
-.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell record replay check check-kernel-ci bench fuzz export-patches check-series clean
+.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell record replay check check-kernel-ci bench fuzz export-patches check-series deb check-deb clean
 
 all: qemu guest
 
@@ -99,6 +106,12 @@ fuzz: deps
 
 export-patches: deps
 	@scripts/export-patches.sh
+
+deb: deps
+	@scripts/build-deb.sh
+
+check-deb: guest
+	@scripts/check-deb.sh
 
 # The exported series applied with git am to the pristine QEMU tree and
 # built after every patch: it is bisectable (slow, not part of make check)
