@@ -1,8 +1,13 @@
 # -*- coding: utf-8 -*-
 #
 # tuxlava devices for the R-Car Gen3 boards that QEMU emulates, in the
-# form of tuxlava/devices/qemu.py (kernelci/tuxlava): copy this file next
-# to qemu.py and list the classes where tuxlava collects its devices.
+# form of tuxlava/devices/qemu.py (kernelci/tuxlava): copy this file to
+# tuxlava/devices/rcar_gen3.py and import it at the end of
+# tuxlava/devices/__init__.py, as tuxlava imports qemu.py there:
+#     import tuxlava.devices.rcar_gen3  # noqa: E402,F401
+# (tuxlava finds a device among Device's subclasses by its name).
+# test_rcar_gen3_tuxlava.py checks the jobs they render with tuxlava's
+# own code (tested with kernelci/tuxlava f99d452cdc2f, 2026-05-19).
 #
 # They differ from qemu-arm64 in what the board imposes:
 # - the machine is the board, and -cpu one of the SoC's core types (the
@@ -36,6 +41,13 @@ class QemuRCarGen3(QemuDevice):
             )
         # QemuDevice.validate refuses --dtb on every device but qemu-armv5
         super().validate(dtb=None, **kwargs)
+
+    def definition(self, **kwargs):
+        # The job template appends the partition number to rootfs_dev:
+        # an MMC block device's partitions are mmcblk0p<N>
+        if kwargs.get("rootfs_partition") is not None:
+            self.rootfs_dev = "/dev/mmcblk0p"
+        return super().definition(**kwargs)
 
 
 class QemuR8A77951SalvatorXS(QemuRCarGen3):
