@@ -160,7 +160,35 @@ class RCarGen3BoardBoots:
 
 
 class RCarGen3BoardTests(RCarGen3BoardBoots):
-    """The boots of one board with the IPMMU and without it"""
+    """The boots of one board with the IPMMU and without it, and under
+    -icount"""
+
+    # A throttled eMMC image: each MiB takes the host a quarter of a second
+    THROTTLE_BPS = 4 * MiB
+    ICOUNT_READ = 16 * MiB
+
+    def test_icount_throttled_read(self):
+        """-icount shift=0,sleep=off on one vCPU: while the host reads the
+        slow image the guest is idle, and its clock must not jump past
+        Linux's request timeout (test_rcar_gen3.py RCarGen3Icount does
+        the same on H3, with more -icount settings)"""
+        self.emmc = os.path.join(self.workdir, 'emmc.img')
+        make_image(self.emmc, self.EMMC_SIZE, self.ICOUNT_READ, 24)
+        self.boot(1, mem=self.MEM, extra_args=(
+            '-icount', 'shift=0,sleep=off',
+            '-drive', f'if=sd,index={self.EMMC_SDHI},file={self.emmc},'
+                      f'format=raw,throttling.bps-read={self.THROTTLE_BPS}'))
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        # Guest time runs ahead of the host's: the shell may come up
+        # before the eMMC has been probed
+        self.check_guest_value('while ! dmesg | grep -q "mmc0: new"; do '
+                               'sleep 0.1; done; echo probed', 'EMMC',
+                               'probed')
+        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M '
+                        f'count={self.ICOUNT_READ // MiB} iflag=direct '
+                        '2>/dev/null',
+                        sha256_of(self.emmc, 0, self.ICOUNT_READ))
+        self.power_off()
 
     def test_generated_dt_iommu_off(self):
         self.run_board(upstream=False, iommu=False)
