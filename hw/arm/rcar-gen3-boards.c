@@ -394,14 +394,28 @@ static void fdt_add_board_devices(RCarGen3MachineState *m, void *fdt)
     qemu_fdt_setprop_string(fdt, scif, "clock-names", "fck");
 }
 
+/*
+ * The board's compatible, then the SoC's (r8a779m1-ulcb.dts:
+ * "renesas,h3ulcb", "renesas,r8a779m1", "renesas,r8a7795")
+ */
+static void fdt_set_root_compatible(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
+    const char *compat[RCAR_GEN3_MAX_SOC_COMPATS + 1] = {
+        RCAR_GEN3_MACHINE_GET_CLASS(m)->board_compat,
+    };
+    unsigned n = 1;
+
+    for (const char *const *c = sc->dt_compatible; *c; c++) {
+        compat[n++] = *c;
+    }
+    qemu_fdt_setprop_string_array(fdt, "/", "compatible", (char **)compat, n);
+}
+
 static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
 {
     MachineState *ms = MACHINE(m);
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
-    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(m->soc);
-    g_autofree char *soc_compat = g_strdup_printf("renesas,%s", sc->dt_name);
-    g_autofree char *variant_compat = sc->dt_variant ?
-        g_strdup_printf("renesas,%s", sc->dt_variant) : NULL;
     g_autofree char *scif = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SCIF2, 0);
     struct {
         uint64_t kaslr;
@@ -417,15 +431,7 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     }
     ms->fdt = fdt;
 
-    /* r8a779m1-ulcb.dts: "renesas,h3ulcb", "renesas,r8a779m1", ... */
-    if (variant_compat) {
-        rcar_gen3_fdt_setprop_strings(fdt, "/", "compatible",
-                                      mc->board_compat, variant_compat,
-                                      soc_compat, NULL);
-    } else {
-        rcar_gen3_fdt_setprop_strings(fdt, "/", "compatible",
-                                      mc->board_compat, soc_compat, NULL);
-    }
+    fdt_set_root_compatible(m, fdt);
     qemu_fdt_setprop_string(fdt, "/", "model", mc->model);
     qemu_fdt_setprop_cell(fdt, "/", "#address-cells", 2);
     qemu_fdt_setprop_cell(fdt, "/", "#size-cells", 2);
@@ -886,29 +892,31 @@ static void salvator_xs_m3n_class_init(ObjectClass *oc, const void *data)
         "Renesas Salvator-X 2nd version board based on r8a77965";
 }
 
-/* r8a77951-ulcb.dts: the H3ULCB (R-Car Starter Kit Premier) */
+/* The H3ULCB (R-Car Starter Kit Premier) with either H3 */
+static void h3ulcb_class_init(ObjectClass *oc, const char *soc_type)
+{
+    h3_board_class_init(oc, soc_type);
+    ulcb_class_init(oc);
+    RCAR_GEN3_MACHINE_CLASS(oc)->board_compat = "renesas,h3ulcb";
+}
+
+/* r8a77951-ulcb.dts */
 static void ulcb_h3_class_init(ObjectClass *oc, const void *data)
 {
-    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
-
     MACHINE_CLASS(oc)->desc = "Renesas H3ULCB board with R-Car H3 (r8a77951)";
-    h3_board_class_init(oc, TYPE_R8A77951);
-    ulcb_class_init(oc);
-    rmc->board_compat = "renesas,h3ulcb";
-    rmc->model = "Renesas H3ULCB board based on r8a77951";
+    h3ulcb_class_init(oc, TYPE_R8A77951);
+    RCAR_GEN3_MACHINE_CLASS(oc)->model =
+        "Renesas H3ULCB board based on r8a77951";
 }
 
 /* r8a779m1-ulcb.dts: the H3ULCB with the H3e-2G, as kernel CI's labs have */
 static void ulcb_h3e_class_init(ObjectClass *oc, const void *data)
 {
-    RCarGen3MachineClass *rmc = RCAR_GEN3_MACHINE_CLASS(oc);
-
     MACHINE_CLASS(oc)->desc =
         "Renesas H3ULCB board with R-Car H3e-2G (r8a779m1)";
-    h3_board_class_init(oc, TYPE_R8A779M1);
-    ulcb_class_init(oc);
-    rmc->board_compat = "renesas,h3ulcb";
-    rmc->model = "Renesas H3ULCB board based on r8a779m1";
+    h3ulcb_class_init(oc, TYPE_R8A779M1);
+    RCAR_GEN3_MACHINE_CLASS(oc)->model =
+        "Renesas H3ULCB board based on r8a779m1";
 }
 
 /* r8a77965-ulcb.dts: the M3NULCB (R-Car Starter Kit Pro with M3-N) */

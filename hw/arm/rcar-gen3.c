@@ -611,7 +611,7 @@ static void r8a77951_class_init(ObjectClass *oc, const void *data)
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
 
     dc->desc = "Renesas R-Car H3 (r8a77951)";
-    sc->dt_name = "r8a7795";
+    sc->dt_compatible[0] = "renesas,r8a7795";
     sc->prr_product = RCAR_PRR_PRODUCT_H3;
     sc->prr_cut = 0x20;                     /* ES3.0 */
     sc->cluster_cpu_type[0] = ARM_CPU_TYPE_NAME("cortex-a57");
@@ -620,7 +620,10 @@ static void r8a77951_class_init(ObjectClass *oc, const void *data)
     sc->cluster_cpus[1] = 4;
     sc->cluster_dmips_mhz[0] = 1024;        /* r8a77951.dtsi */
     sc->cluster_dmips_mhz[1] = 535;
-    /* TF-A's 8.32 MHz on Salvator-XS: 8333333 Hz (120 ns) */
+    /*
+     * TF-A's 8.32 MHz on Salvator-XS, 8.3333 MHz on the ULCB (EXTAL / 2):
+     * both 8333333 Hz (120 ns)
+     */
     sc->cntfrq = RCAR_GEN3_CNTFRQ(8320000);
     sc->cpg_type = TYPE_RCAR_CPG_R8A77951;
     sc->sysc_type = TYPE_RCAR_SYSC_R8A77951;
@@ -639,7 +642,8 @@ static void r8a779m1_class_init(ObjectClass *oc, const void *data)
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
 
     dc->desc = "Renesas R-Car H3e-2G (r8a779m1)";
-    sc->dt_variant = "r8a779m1";
+    sc->dt_compatible[0] = "renesas,r8a779m1";
+    sc->dt_compatible[1] = "renesas,r8a7795";
 }
 
 static void r8a77965_class_init(ObjectClass *oc, const void *data)
@@ -648,12 +652,12 @@ static void r8a77965_class_init(ObjectClass *oc, const void *data)
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
 
     dc->desc = "Renesas R-Car M3-N (r8a77965)";
-    sc->dt_name = "r8a77965";
+    sc->dt_compatible[0] = "renesas,r8a77965";
     sc->prr_product = RCAR_PRR_PRODUCT_M3N;
     sc->prr_cut = 0x00;                     /* ES1.0 */
     sc->cluster_cpu_type[0] = ARM_CPU_TYPE_NAME("cortex-a57");
     sc->cluster_cpus[0] = 2;
-    /* TF-A's 8.32 MHz on Salvator-XS, as on the H3 */
+    /* TF-A's 8.32 MHz on Salvator-XS, 8.3333 MHz on the ULCB, as on H3 */
     sc->cntfrq = RCAR_GEN3_CNTFRQ(8320000);
     sc->cpg_type = TYPE_RCAR_CPG_R8A77965;
     sc->sysc_type = TYPE_RCAR_SYSC_R8A77965;
@@ -667,7 +671,7 @@ static void r8a77990_class_init(ObjectClass *oc, const void *data)
     RCarGen3Class *sc = RCAR_GEN3_SOC_CLASS(oc);
 
     dc->desc = "Renesas R-Car E3 (r8a77990)";
-    sc->dt_name = "r8a77990";
+    sc->dt_compatible[0] = "renesas,r8a77990";
     sc->prr_product = RCAR_PRR_PRODUCT_E3;
     sc->prr_cut = 0x01;                     /* ES1.1 */
     /* Two Cortex-A53, cluster 0 (MPIDR 0x0, 0x1) */

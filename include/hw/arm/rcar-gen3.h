@@ -50,6 +50,8 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
  */
 #define RCAR_GEN3_SDN_HZ            200000000
 #define RCAR_GEN3_MAX_GPIO_BANKS    8
+/* Root compatibles of a SoC: its own, and the H3's for the H3e-2G */
+#define RCAR_GEN3_MAX_SOC_COMPATS   2
 /* I2C channels 0-7; a SoC has those its table lists (H3, M3-N: 0-6) */
 #define RCAR_GEN3_MAX_I2C           8
 /* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
@@ -59,13 +61,12 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 struct RCarGen3Class {
     SysBusDeviceClass parent_class;
 
-    /* SoC name in the device-tree compatibles ("r8a7795") */
-    const char *dt_name;
     /*
-     * The compatible of a variant that the .dtsi adds before dt_name
-     * ("r8a779m1"), which names the SoC that renesas-soc.c reports; or NULL
+     * The SoC's compatibles in the device tree's root node, after the
+     * board's, as its .dtsi has them; NULL-terminated.  renesas-soc.c
+     * names the SoC after the first ("r8a779m1" on the H3e-2G).
      */
-    const char *dt_variant;
+    const char *dt_compatible[RCAR_GEN3_MAX_SOC_COMPATS + 1];
     uint8_t prr_product;
     uint8_t prr_cut;
     /* CPU type and count of each cluster; cluster 0 boots */
