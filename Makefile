@@ -108,9 +108,11 @@ export-patches: deps
 	@scripts/export-patches.sh
 
 deb: deps
+	@scripts/deps.sh --deb
 	@scripts/build-deb.sh
 
 check-deb: guest
+	@scripts/deps.sh --deb
 	@scripts/check-deb.sh
 
 # The exported series applied with git am to the pristine QEMU tree and

@@ -27,6 +27,8 @@ HOST_PKGS=(
 # boots one to write LAVA's test overlay disk
 case "${1:-}" in
     --bench) HOST_PKGS+=(python3-matplotlib) ;;
+    # make deb and make check-deb: Debian trixie roots
+    --deb) HOST_PKGS+=(debootstrap) ;;
     --lava) HOST_PKGS+=(lava-dispatcher)
             # only where /boot has none (a container): never a second one
             compgen -G '/boot/vmlinuz-*' >/dev/null || HOST_PKGS+=(linux-image-amd64) ;;
