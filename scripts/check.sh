@@ -248,8 +248,12 @@ done
 #    LAVA's own qemu device type and ours (contrib/lava/), the test kernel
 #    (the defconfig kernel with KERNEL_CI=1) and the upstream DTB; every
 #    LAVA test case must pass.
-run_suite lava timeout 1800 env LAVA_KERNEL="$([ "${KERNEL_CI:-0}" = 1 ] &&
-    echo Image-defconfig || echo Image-4k)" "$TOP/tests/guest/check-lava.sh"
+lava_kernel=$([ "${KERNEL_CI:-0}" = 1 ] && echo Image-defconfig || echo Image-4k)
+run_suite lava timeout 1800 env LAVA_KERNEL="$lava_kernel" \
+    "$TOP/tests/guest/check-lava.sh"
+#    ... and on r8a779m1-ulcb, the board of KernelCI's R-Car jobs
+run_suite lava-r8a779m1-ulcb timeout 1800 env LAVA_KERNEL="$lava_kernel" \
+    LAVA_MACHINE=r8a779m1-ulcb "$TOP/tests/guest/check-lava.sh"
 
 # 5. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
 #    our qtests on it (unless everything above already ran on it), then a

@@ -35,6 +35,9 @@ BOARDS = {
     'r8a77951-salvator-xs': (2, 'ee140000.mmc'),
     'r8a77965-salvator-xs': (2, 'ee140000.mmc'),
     'r8a77990-ebisu': (3, 'ee160000.mmc'),
+    'r8a77951-ulcb': (2, 'ee140000.mmc'),
+    'r8a77965-ulcb': (2, 'ee140000.mmc'),
+    'r8a779m1-ulcb': (2, 'ee140000.mmc'),
 }
 
 # The test cases of the job's test shell, which must all be reported

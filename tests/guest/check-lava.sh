@@ -3,7 +3,8 @@
 # would: a kernel (LAVA_KERNEL in build/guest: Image-4k, the test kernel,
 # by default, or Image-defconfig), the upstream DTB and the test initramfs
 # deployed to tmpfs and booted by lava-run through LAVA's own qemu device
-# type, on r8a77951-salvator-xs.  Prints TAP (contrib/lava/run-job.py).
+# type, on r8a77951-salvator-xs (LAVA_MACHINE= another board of
+# contrib/lava/devices/).  Prints TAP (contrib/lava/run-job.py).
 #
 # The device-type templates (qemu.jinja2, base.jinja2) are lava-server's,
 # taken from its .deb of the same version as lava-dispatcher without
