@@ -56,18 +56,22 @@ static QTestState *emmc_boot(Emmc *e, const char *extra,
 }
 
 /*
- * Limit the drive to LIMIT_BPS in one direction.  Set now, not on the
- * command line, so that the throttle runs on the virtual clock: a
+ * Limit the drive to @bps (LIMIT_BPS) in one direction.  Set now, not on
+ * the command line, so that the throttle runs on the virtual clock: a
  * throttle group made before the qtest accelerator is up uses real time.
  */
-static void emmc_throttle(QTestState *qts, bool read)
+static void emmc_throttle_bps(QTestState *qts, bool read, unsigned bps)
 {
     qtest_qmp_assert_success(qts, "{ 'execute': 'block_set_io_throttle', "
                              "'arguments': { 'device': 'sd2', 'bps': 0, "
                              "'bps_rd': %u, 'bps_wr': %u, 'iops': 0, "
                              "'iops_rd': 0, 'iops_wr': 0 } }",
-                             read ? (unsigned)LIMIT_BPS : 0,
-                             read ? 0 : (unsigned)LIMIT_BPS);
+                             read ? bps : 0, read ? 0 : bps);
+}
+
+static void emmc_throttle(QTestState *qts, bool read)
+{
+    emmc_throttle_bps(qts, read, LIMIT_BPS);
 }
 
 /* A fresh image for the eMMC of @e */
@@ -465,6 +469,22 @@ static void monitor_alarm(QTestState *qts, unsigned seconds)
     alarm(seconds);
 }
 
+#define STOP_BPS            (16 * KiB)
+#define STOP_PRIME_BLOCKS   (64 * KiB / BLKSZ)
+
+/* Wait until the card in @slot no longer holds DAT0 low (5 s at most) */
+static void wait_card_released_dat0(QTestState *qts, int slot)
+{
+    for (int i = 0; i < 5000; i++) {
+        qtest_clock_step(qts, STEP_NS);
+        if (sdhi_rd16(qts, slot, SD_INFO2) & INFO2_DAT0) {
+            return;
+        }
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
 static void test_stop_with_dma_into_other_sdhi(void)
 {
     g_autofree char *sd_img = g_strdup("/tmp/qtest-sdhi-async-sd-XXXXXX");
@@ -490,14 +510,18 @@ static void test_stop_with_dma_into_other_sdhi(void)
     sd_drive = g_strdup_printf("-drive if=sd,index=%d,format=raw,file=%s",
                                SD_SLOT, sd_img);
     qts = emmc_boot(&e, sd_drive, "");
-    emmc_throttle(qts, true);
     sdhi_emmc_init(qts);
     sdhi_sd_init_slot(qts, SD_SLOT);
     sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 32, sdhi_card_addr(ERASE_SECTOR));
     sdhi_cmd_ok(qts, SD_SLOT, CMD_R1 | 33,
                 sdhi_card_addr(ERASE_SECTOR + ERASE_BLOCKS - 1));
-    /* Empty the throttle's bucket: the next request waits for the clock */
-    start_dma(qts, true, 0, MiB / BLKSZ, RAM_BUF2);
+    /*
+     * Fill the throttle's bucket: the next request waits for the clock.
+     * Slowly, so that the clock that wait_accessend() steps while a busy
+     * host reads does not drain it: at STOP_BPS the 64 KiB take 4 s.
+     */
+    emmc_throttle_bps(qts, true, STOP_BPS);
+    start_dma(qts, true, 0, STOP_PRIME_BLOCKS, RAM_BUF2);
     wait_accessend(qts);
     finish_dma(qts, true);
     /* Two blocks: CMD18 goes to the card's asynchronous path */
@@ -519,8 +543,13 @@ static void test_stop_with_dma_into_other_sdhi(void)
     qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
     wait_accessend(qts);
     finish_dma(qts, true);
-    /* SDHI0 took the command: the blocks read 0, as the SCR says */
-    sdhi_wait_bus_idle(qts, SD_SLOT);
+    /*
+     * SDHI0 took the command: the blocks read 0, as the SCR says, once
+     * the card has erased them.  The zeros the DMA wrote after SD_CMD
+     * reset SDHI0 (SOFT_RST), which frees the host at once: the card's
+     * DAT0 busy, not CBSY, says when the erase is done.
+     */
+    wait_card_released_dat0(qts, SD_SLOT);
     sdhi_image_read(sd_img, ERASE_SECTOR, erased, ERASE_BLOCKS * BLKSZ);
     for (int i = 0; i < ERASE_BLOCKS * BLKSZ; i++) {
         g_assert_cmphex(erased[i], ==, 0);
