@@ -30,10 +30,18 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
     SDHI_NODES = (0, 2, 3)
     KERNEL = 'Image-defconfig'
 
-    # The IPMMU is what this kernel is checked for: iommu=off is the test
-    # kernel's (test_rcar_gen3_boards.py)
+    # The IPMMU is what this kernel is checked for: iommu=off and -icount
+    # are the test kernel's (test_rcar_gen3_boards.py)
     test_generated_dt_iommu_off = None
     test_upstream_dtb_iommu_off = None
+    test_icount_throttled_read = None
+
+    def check_nothing_deferred(self):
+        """Nothing deferred but cpufreq-dt, which waits for the DVFS
+        regulator of the BD9571MWV PMIC on the IIC bus, not modelled"""
+        self.check_guest_value('grep -c -v "^cpufreq-dt" '
+                               '/sys/kernel/debug/devices_deferred',
+                               'DEFERRED', 0)
 
     def boot_board(self, upstream, iommu, io_size):
         start = time.monotonic()
@@ -73,6 +81,31 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
                                'iommu@* | wc -l) - $(ls -d /sys/bus/'
                                'platform/drivers/ipmmu-vmsa/*.iommu | '
                                'wc -l) ))', 'UNBOUND', 0)
+
+
+class RCarGen3DefconfigH3eULCB(RCarGen3DefconfigH3):
+    """KernelCI's baseline-arm64 board, r8a779m1-ulcb, with the kernel and
+    DTB that KernelCI boots on the real one: its dmesg check (no emerg,
+    alert or crit line, check_board()), and bootrr's generic tests, which
+    are all that bootrr has for a board without a file of its own: every
+    CPU online, and nothing deferred but what the model lacks"""
+
+    MACHINE = 'r8a779m1-ulcb'
+    SOC = 'r8a779m1 ES3.0'
+    SDHI_NODES = (0, 2)
+    test_generated_dt = None
+
+    def check_board(self, iommu):
+        super().check_board(iommu)
+        # bootrr-generic-tests: all-cpus-are-online
+        self.check_guest_value('[ "$(cat /sys/devices/system/cpu/online)" = '
+                               '"$(cat /sys/devices/system/cpu/possible)" ] '
+                               '&& echo yes', 'ALLONLINE', 'yes')
+        # What the error-level lines are, for the record (issue: the boot
+        # log of a real board)
+        errors = self.guest_value('dmesg -r | grep "^<3>" | cut -c4- | '
+                                  'tr "\\n" "|"', 'ERRLINES')
+        self.log.info('error-level lines: %s', errors)
 
 
 if __name__ == '__main__':
