@@ -472,19 +472,6 @@ static void monitor_alarm(QTestState *qts, unsigned seconds)
 #define STOP_BPS            (16 * KiB)
 #define STOP_PRIME_BLOCKS   (64 * KiB / BLKSZ)
 
-/* Wait until the card in @slot no longer holds DAT0 low (5 s at most) */
-static void wait_card_released_dat0(QTestState *qts, int slot)
-{
-    for (int i = 0; i < 5000; i++) {
-        qtest_clock_step(qts, STEP_NS);
-        if (sdhi_rd16(qts, slot, SD_INFO2) & INFO2_DAT0) {
-            return;
-        }
-        g_usleep(1000);
-    }
-    g_assert_not_reached();
-}
-
 static void test_stop_with_dma_into_other_sdhi(void)
 {
     g_autofree char *sd_img = g_strdup("/tmp/qtest-sdhi-async-sd-XXXXXX");
@@ -549,7 +536,7 @@ static void test_stop_with_dma_into_other_sdhi(void)
      * reset SDHI0 (SOFT_RST), which frees the host at once: the card's
      * DAT0 busy, not CBSY, says when the erase is done.
      */
-    wait_card_released_dat0(qts, SD_SLOT);
+    sdhi_wait_info2(qts, SD_SLOT, INFO2_DAT0, true);
     sdhi_image_read(sd_img, ERASE_SECTOR, erased, ERASE_BLOCKS * BLKSZ);
     for (int i = 0; i < ERASE_BLOCKS * BLKSZ; i++) {
         g_assert_cmphex(erased[i], ==, 0);

@@ -119,16 +119,21 @@ uint32_t sdhi_wait_status(QTestState *qts, int slot, uint32_t bits)
  * ends in an error raises no interrupt to wait for.  The card's backend
  * runs in real time, so each step also gives it a moment.
  */
-void sdhi_wait_bus_idle(QTestState *qts, int slot)
+void sdhi_wait_info2(QTestState *qts, int slot, uint16_t bit, bool set)
 {
     for (int i = 0; i < 5000; i++) {
         qtest_clock_step(qts, 100);
-        if (!(sdhi_rd16(qts, slot, SD_INFO2) & INFO2_CBSY)) {
+        if (!!(sdhi_rd16(qts, slot, SD_INFO2) & bit) == set) {
             return;
         }
         g_usleep(1000);
     }
     g_assert_not_reached();
+}
+
+void sdhi_wait_bus_idle(QTestState *qts, int slot)
+{
+    sdhi_wait_info2(qts, slot, INFO2_CBSY, false);
 }
 
 /* Acknowledge event bits the way the driver does: write 0 to them */

@@ -120,6 +120,12 @@ bool rcar_qom_get_bool(QTestState *qts, const char *path, const char *prop);
 /* Run the model's timers until (INFO1 | INFO2 << 16) has one of @bits */
 uint32_t sdhi_wait_status(QTestState *qts, int slot, uint32_t bits);
 
+/*
+ * Run the model's timers until SD_INFO2 @bit of @slot is @set, for up to
+ * 5 s of real time
+ */
+void sdhi_wait_info2(QTestState *qts, int slot, uint16_t bit, bool set);
+
 /* Run the model's timers until the bus is idle, for up to 5 s of real time */
 void sdhi_wait_bus_idle(QTestState *qts, int slot);
 
