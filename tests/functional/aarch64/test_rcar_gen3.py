@@ -152,6 +152,17 @@ class RCarGen3Base(LinuxKernelTest):
         self.check_guest_value(f'{command} | sha256sum | cut -d" " -f1',
                                'SHA', expected)
 
+    def check_emmc_read_once_probed(self, image, size):
+        """Under -icount guest time runs ahead of the host's, and the shell
+        may come up before the eMMC has been probed: wait for it, then
+        read @size bytes with O_DIRECT and check them against @image"""
+        self.check_guest_value('while ! dmesg | grep -q "mmc0: new"; do '
+                               'sleep 0.1; done; echo probed', 'EMMC',
+                               'probed')
+        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count={size // MiB} '
+                        'iflag=direct 2>/dev/null',
+                        sha256_of(image, 0, size))
+
     def guest_int(self, command, name):
         """The integer that a guest command prints."""
         return self.as_int(self.guest_value(command, name), name)
@@ -975,31 +986,26 @@ class RCarGen3EmmcTiming(RCarGen3Emmc):
         self.assertLess(timed['write'], (modelled + untimed['write']) * 1.25)
 
 
+# -icount with a throttled image: each MiB takes the host a quarter of a
+# second (test_rcar_gen3_boards.py reads the same on the other boards)
+ICOUNT_THROTTLE_BPS = 4 * MiB
+ICOUNT_READ = 16 * MiB
+
+
 class RCarGen3Icount(RCarGen3Emmc):
     """-icount: guest time counts instructions, and with sleep=off an idle
     guest's clock jumps to its next timer at once.  A read from a slow
     host image must still look to Linux like a read, not like a card that
     stopped answering: no request timeout, whatever the host's latency."""
 
-    # A throttled image: each MiB takes the host a quarter of a second
-    THROTTLE_BPS = 4 * MiB
-    READ_MIB = 16
-
     def throttled_read(self, smp, icount, machine_opts=''):
         """Boot under -icount @icount with a throttled eMMC, read
-        READ_MIB MiB with O_DIRECT and check them against the image; the
-        log must have no request timeout (power_off())"""
+        ICOUNT_READ bytes with O_DIRECT and check them against the image;
+        the log must have no request timeout (power_off())"""
         self.boot_emmc(smp=smp, machine_opts=machine_opts,
-                       drive_opts=f',throttling.bps-read={self.THROTTLE_BPS}',
+                       drive_opts=f',throttling.bps-read={ICOUNT_THROTTLE_BPS}',
                        extra_args=('-icount', icount))
-        # Guest time runs ahead of the host's: the shell may come up
-        # before the eMMC has been probed
-        self.check_guest_value('while ! dmesg | grep -q "mmc0: new"; do '
-                               'sleep 0.1; done; echo probed', 'EMMC',
-                               'probed')
-        self.expect_sha(f'dd if=/dev/mmcblk0 bs=1M count={self.READ_MIB} '
-                        'iflag=direct 2>/dev/null',
-                        sha256_of(self.emmc, 0, self.READ_MIB * MiB))
+        self.check_emmc_read_once_probed(self.emmc, ICOUNT_READ)
         self.power_off()
 
     def test_one_cpu_sleep_off(self):
