@@ -632,9 +632,10 @@ static void r8a77951_class_init(ObjectClass *oc, const void *data)
 }
 
 /*
- * r8a779m1.dtsi is r8a77951.dtsi with one more compatible and a 2 GHz
- * operating point: the same silicon, binned for speed, whose PRR reads as
- * the H3 ES3.0 (renesas-soc.c gives "renesas,r8a779m1" soc_rcar_h3).
+ * r8a779m1.dtsi is r8a77951.dtsi with one more compatible and its own
+ * CPU operating points (up to 2 GHz), which the generated tree has none
+ * of: the same silicon, binned for speed, whose PRR reads as the H3
+ * ES3.0 (renesas-soc.c gives "renesas,r8a779m1" soc_rcar_h3).
  */
 static void r8a779m1_class_init(ObjectClass *oc, const void *data)
 {
