@@ -66,6 +66,15 @@ typedef struct RCarGen3SlotWiring {
     unsigned wp_bank, wp_pin;
 } RCarGen3SlotWiring;
 
+/*
+ * The EtherAVB's PHY (a KSZ9031RNX on every board): its MDIO address and
+ * the GPIO its INT_N (active low) goes to
+ */
+typedef struct RCarGen3PhyWiring {
+    uint8_t addr;
+    unsigned int_bank, int_pin;
+} RCarGen3PhyWiring;
+
 struct RCarGen3MachineClass {
     MachineClass parent_class;
 
@@ -84,6 +93,7 @@ struct RCarGen3MachineClass {
     /* Where the SD slots' switches go: cd-gpios, wp-gpios of each SDHI */
     const RCarGen3SlotWiring *slots;
     unsigned num_slots;
+    const RCarGen3PhyWiring *phy;
     /* Where RAM goes, in order of filling (the board's .dts) */
     const RCarGen3RamBank *ram_banks;
     unsigned num_ram_banks;
@@ -127,6 +137,7 @@ struct RCarGen3MachineState {
     MachineState parent_obj;
 
     RCarGen3State *soc;
+    KSZ9031PhyState phy;
     struct arm_boot_info binfo;
     int fdt_size;
     Notifier machine_done;
@@ -530,6 +541,28 @@ static void rcar_gen3_wire_slots(RCarGen3MachineState *m)
     }
 }
 
+/* The PHY on the EtherAVB's MDIO lines; its interrupt goes to a GPIO */
+static void rcar_gen3_create_phy(RCarGen3MachineState *m)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+
+    object_initialize_child(OBJECT(m), "ethernet-phy", &m->phy,
+                            TYPE_KSZ9031_PHY);
+    qdev_prop_set_uint8(DEVICE(&m->phy), "addr", mc->phy->addr);
+    sysbus_realize(SYS_BUS_DEVICE(&m->phy), &error_fatal);
+    object_property_set_link(OBJECT(&m->soc->avb), "phy", OBJECT(&m->phy),
+                             &error_abort);
+}
+
+static void rcar_gen3_wire_phy(RCarGen3MachineState *m)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+
+    qdev_connect_gpio_out_named(DEVICE(&m->phy), "int", 0,
+        qdev_get_gpio_in(DEVICE(&m->soc->gpio[mc->phy->int_bank]),
+                         mc->phy->int_pin));
+}
+
 static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
 {
     RCarGen3MachineState *m = container_of(binfo, RCarGen3MachineState, binfo);
@@ -640,6 +673,8 @@ static void rcar_gen3_board_init(MachineState *ms)
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
     }
     qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
+    assert(mc->phy && mc->phy->int_bank < sc->num_gpio_banks);
+    rcar_gen3_create_phy(m);
     if (m->timing == RCAR_GEN3_TIMING_BOARD) {
         qdev_prop_set_bit(DEVICE(m->soc), "x-sdhi-timing", true);
         if (!icount_enabled() && !qtest_enabled()) {
@@ -650,6 +685,7 @@ static void rcar_gen3_board_init(MachineState *ms)
     sysbus_realize_and_unref(SYS_BUS_DEVICE(m->soc), &error_fatal);
     rcar_gen3_attach_cards(m);
     rcar_gen3_wire_slots(m);
+    rcar_gen3_wire_phy(m);
 
     m->binfo = (struct arm_boot_info) {
         .loader_start = m->ram_banks[0].base,
@@ -792,6 +828,11 @@ static const RCarGen3SlotWiring salvator_xs_slots[] = {
       .has_wp = true, .wp_bank = 4, .wp_pin = 16 },
 };
 
+/* salvator-common.dtsi: &avb's phy0, interrupt on GPIO2 11 */
+static const RCarGen3PhyWiring salvator_xs_phy = {
+    .addr = 0, .int_bank = 2, .int_pin = 11,
+};
+
 /* What Salvator-XS is with either SoC (salvator-common.dtsi) */
 static void salvator_xs_class_init(ObjectClass *oc)
 {
@@ -806,11 +847,17 @@ static void salvator_xs_class_init(ObjectClass *oc)
     rmc->sdhi_used = BIT(0) | BIT(2) | BIT(3);
     rmc->slots = salvator_xs_slots;
     rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
+    rmc->phy = &salvator_xs_phy;
 }
 
 /* ulcb.dtsi: &sdhi0 cd-gpios; the slot has no write-protect switch */
 static const RCarGen3SlotWiring ulcb_slots[] = {
     { .sdhi = 0, .cd_bank = 3, .cd_pin = 12 },
+};
+
+/* ulcb.dtsi: &avb's phy0, interrupt on GPIO2 11 */
+static const RCarGen3PhyWiring ulcb_phy = {
+    .addr = 0, .int_bank = 2, .int_pin = 11,
 };
 
 /* What the ULCB starter kit is with any of its SoCs (ulcb.dtsi) */
@@ -826,6 +873,7 @@ static void ulcb_class_init(ObjectClass *oc)
     rmc->sdhi_used = BIT(0) | BIT(2);
     rmc->slots = ulcb_slots;
     rmc->num_slots = ARRAY_SIZE(ulcb_slots);
+    rmc->phy = &ulcb_phy;
 }
 
 /*
@@ -939,6 +987,11 @@ static const RCarGen3SlotWiring ebisu_slots[] = {
     { .sdhi = 1, .cd_bank = 3, .cd_pin = 14 },
 };
 
+/* ebisu.dtsi: &avb's phy0, interrupt on GPIO2 21 */
+static const RCarGen3PhyWiring ebisu_phy = {
+    .addr = 0, .int_bank = 2, .int_pin = 21,
+};
+
 /* r8a77990-ebisu.dts: 896 MiB */
 static const RCarGen3RamBank ebisu_ram[] = {
     { 0x0048000000, 0x38000000 },
@@ -964,6 +1017,7 @@ static void ebisu_class_init(ObjectClass *oc, const void *data)
     rmc->sdhi_used = BIT(0) | BIT(1) | BIT(3);
     rmc->slots = ebisu_slots;
     rmc->num_slots = ARRAY_SIZE(ebisu_slots);
+    rmc->phy = &ebisu_phy;
 }
 
 static const TypeInfo rcar_gen3_machine_types[] = {

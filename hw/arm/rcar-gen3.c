@@ -316,15 +316,29 @@ static bool rcar_gen3_realize_scif2(RCarGen3State *s, Error **errp)
 }
 
 /*
- * IPMMU-MM holds the contexts and the fault IRQ; IPMMU-DS1 is the cache
- * IPMMU in front of the SDHIs.  The other cache IPMMUs stay unimplemented:
- * Linux only puts the SDHIs behind an IPMMU on Gen3 (ipmmu-vmsa.c's
- * devices_allowlist).
+ * IPMMU-MM holds the contexts and the fault IRQ; IPMMU-DS0 is the cache
+ * IPMMU in front of the EtherAVB, IPMMU-DS1 in front of the SDHIs.  The
+ * other cache IPMMUs stay unimplemented: Linux puts no device behind them
+ * on Gen3 (ipmmu-vmsa.c's devices_allowlist has only the SDHIs).
  */
+static bool rcar_gen3_realize_ipmmu_cache(RCarGen3State *s,
+                                          RCarIPMMUState *cache,
+                                          RCarGen3DevKind kind, Error **errp)
+{
+    object_property_set_link(OBJECT(cache), "downstream",
+                             OBJECT(get_system_memory()), &error_abort);
+    object_property_set_link(OBJECT(cache), "main", OBJECT(&s->ipmmu_mm),
+                             &error_abort);
+    if (!sysbus_realize(SYS_BUS_DEVICE(cache), errp)) {
+        return false;
+    }
+    rcar_gen3_map_dev(s, SYS_BUS_DEVICE(cache), kind, 0);
+    return true;
+}
+
 static bool rcar_gen3_realize_ipmmu(RCarGen3State *s, Error **errp)
 {
     SysBusDevice *mm = SYS_BUS_DEVICE(&s->ipmmu_mm);
-    SysBusDevice *ds1 = SYS_BUS_DEVICE(&s->ipmmu_ds1);
 
     object_property_set_link(OBJECT(mm), "downstream",
                              OBJECT(get_system_memory()), &error_abort);
@@ -332,14 +346,36 @@ static bool rcar_gen3_realize_ipmmu(RCarGen3State *s, Error **errp)
         return false;
     }
     rcar_gen3_map_dev(s, mm, RCAR_GEN3_IPMMU_MM, 0);
+    return rcar_gen3_realize_ipmmu_cache(s, &s->ipmmu_ds0,
+                                         RCAR_GEN3_IPMMU_DS0, errp) &&
+           rcar_gen3_realize_ipmmu_cache(s, &s->ipmmu_ds1,
+                                         RCAR_GEN3_IPMMU_DS1, errp);
+}
 
-    object_property_set_link(OBJECT(ds1), "downstream",
-                             OBJECT(get_system_memory()), &error_abort);
-    object_property_set_link(OBJECT(ds1), "main", OBJECT(mm), &error_abort);
-    if (!sysbus_realize(ds1, errp)) {
+/*
+ * The EtherAVB masters through its uTLB of IPMMU-DS0 and has the 25
+ * interrupt lines "ch0".."ch24" in a row; the board links its PHY
+ */
+static bool rcar_gen3_realize_avb(RCarGen3State *s, Error **errp)
+{
+    const RCarGen3Dev *d = rcar_gen3_soc_dev(s, RCAR_GEN3_AVB, 0);
+    SysBusDevice *avb = SYS_BUS_DEVICE(&s->avb);
+    MemoryRegion *dma = get_system_memory();
+
+    if (s->iommu && d->utlb >= 0) {
+        dma = rcar_ipmmu_utlb_mr(&s->ipmmu_ds0, d->utlb);
+    }
+    object_property_set_link(OBJECT(avb), "dma-memory", OBJECT(dma),
+                             &error_abort);
+    qemu_configure_nic_device(DEVICE(avb), true, NULL);
+    if (!sysbus_realize(avb, errp)) {
         return false;
     }
-    rcar_gen3_map_dev(s, ds1, RCAR_GEN3_IPMMU_DS1, 0);
+    rcar_gen3_map_dev(s, avb, RCAR_GEN3_AVB, 0);
+    assert(d->num_spis == RCAR_AVB_NUM_IRQS);
+    for (unsigned i = 1; i < RCAR_AVB_NUM_IRQS; i++) {
+        sysbus_connect_irq(avb, i, rcar_gen3_spi(s, d->spi + i));
+    }
     return true;
 }
 
@@ -414,6 +450,8 @@ static void rcar_gen3_wire_module_resets(RCarGen3State *s)
     }
     rcar_gen3_connect_module_reset(s, RCAR_GEN3_SCIF2, 0,
         qemu_allocate_irq(rcar_gen3_reset_device, &s->scif2, 0));
+    rcar_gen3_connect_module_reset(s, RCAR_GEN3_AVB, 0,
+        qemu_allocate_irq(rcar_gen3_reset_device, &s->avb, 0));
     for (unsigned i = 0; i < sc->num_gpio_banks; i++) {
         rcar_gen3_connect_module_reset(s, RCAR_GEN3_GPIO, i,
             qemu_allocate_irq(rcar_gen3_reset_device, &s->gpio[i], 0));
@@ -519,7 +557,9 @@ static void rcar_gen3_init(Object *obj)
         object_initialize_child(obj, name, &s->sdhi[i], TYPE_RENESAS_SDHI);
     }
     object_initialize_child(obj, "ipmmu-mm", &s->ipmmu_mm, TYPE_RCAR_IPMMU);
+    object_initialize_child(obj, "ipmmu-ds0", &s->ipmmu_ds0, TYPE_RCAR_IPMMU);
     object_initialize_child(obj, "ipmmu-ds1", &s->ipmmu_ds1, TYPE_RCAR_IPMMU);
+    object_initialize_child(obj, "avb", &s->avb, TYPE_RCAR_AVB);
 
     s->prr_cut = sc->prr_cut;
     s->cntfrq = sc->cntfrq;
@@ -558,7 +598,8 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
         !rcar_gen3_realize_i2c(s, errp) ||
         !rcar_gen3_realize_scif2(s, errp) ||
         !rcar_gen3_realize_ipmmu(s, errp) ||
-        !rcar_gen3_realize_sdhi(s, errp)) {
+        !rcar_gen3_realize_sdhi(s, errp) ||
+        !rcar_gen3_realize_avb(s, errp)) {
         return;
     }
     rcar_gen3_wire_module_resets(s);

@@ -32,8 +32,10 @@ typedef enum RCarGen3DevKind {
     RCAR_GEN3_IIC,
     RCAR_GEN3_SCIF2,
     RCAR_GEN3_IPMMU_MM,
+    RCAR_GEN3_IPMMU_DS0,
     RCAR_GEN3_IPMMU_DS1,
     RCAR_GEN3_SDHI,             /* index: the channel */
+    RCAR_GEN3_AVB,
 } RCarGen3DevKind;
 
 /* The windows of the GIC-400 node, in "reg" order */
@@ -49,6 +51,7 @@ typedef struct RCarGen3Dev {
     uint64_t base;
     uint64_t size;
     int spi;                    /* first interrupt, GIC_SPI n; -1: none */
+    unsigned num_spis;          /* interrupts on spi, spi + 1, ... */
     int mstp;                   /* CPG module: <&cpg n>; -1: none */
     int utlb;                   /* "iommus" <&ipmmu n>; -1: none */
     RCarGen3DevKind kind;

@@ -11,6 +11,7 @@
 #include "cpu.h"
 #include "hw/arm/rcar-gen3-memmap.h"
 #include "hw/arm/rcar_ipmmu.h"
+#include "hw/net/rcar_avb.h"
 #include "hw/char/sh_serial.h"
 #include "hw/cpu/cluster.h"
 #include "hw/gpio/rcar_gpio.h"
@@ -107,14 +108,16 @@ struct RCarGen3State {
     OrIRQState scif2_irq;
     RenesasSDHIState sdhi[RCAR_GEN3_NUM_SDHI];
     RCarIPMMUState ipmmu_mm;
+    RCarIPMMUState ipmmu_ds0;
     RCarIPMMUState ipmmu_ds1;
+    RCarAVBState avb;
 
     /* Properties */
     uint32_t num_cpus;
     uint8_t prr_cut;
     uint32_t modemr;
     uint64_t cntfrq;
-    bool iommu;                 /* SDHI DMA through the IPMMU */
+    bool iommu;                 /* SDHI and AVB DMA through the IPMMU */
     bool sdhi_timing;           /* SDHI transfers take the bus's time */
 };
 
