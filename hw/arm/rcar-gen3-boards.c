@@ -73,6 +73,7 @@ typedef struct RCarGen3SlotWiring {
 typedef struct RCarGen3PhyWiring {
     uint8_t addr;
     unsigned int_bank, int_pin;
+    uint32_t max_speed;         /* Mb/s, if the .dts limits it */
 } RCarGen3PhyWiring;
 
 struct RCarGen3MachineClass {
@@ -84,6 +85,8 @@ struct RCarGen3MachineClass {
     const char *model;
     /* Frequency of the SCIF functional clock (S3D4) on this board */
     uint32_t scif_fck_hz;
+    /* The crystal the CPG's PLLs multiply (the .dts's extal_clk) */
+    uint32_t extal_hz;
     /* The SDHI wired to the on-board eMMC; the others are SD slots */
     unsigned emmc_sdhi;
     /* "fixed-emmc-driver-type" of the eMMC node; -1: none */
@@ -381,6 +384,50 @@ static void fdt_add_mmc_aliases(RCarGen3MachineState *m, void *fdt)
 }
 
 /* The board's clocks and regulators, and what it sets in the SoC's nodes */
+/* The .dts's EXTALR: the 32.768 kHz RTC crystal, the same on every board */
+#define RCAR_GEN3_EXTALR_HZ 32768
+
+/* The CPG's crystals, as the .dts gives them to the .dtsi's &cpg */
+static void fdt_add_cpg_clocks(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    g_autofree char *cpg = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_CPG, 0);
+    uint32_t extal = fdt_add_fixed_clock(fdt, "clock-extal", mc->extal_hz);
+    uint32_t extalr = fdt_add_fixed_clock(fdt, "clock-extalr",
+                                          RCAR_GEN3_EXTALR_HZ);
+
+    qemu_fdt_setprop_cells(fdt, cpg, "clocks", extal, extalr);
+    rcar_gen3_fdt_setprop_strings(fdt, cpg, "clock-names", "extal", "extalr",
+                                  NULL);
+}
+
+/*
+ * The EtherAVB's PHY node (salvator-common.dtsi, ulcb.dtsi, ebisu.dtsi)
+ * without its interrupt and reset GPIOs, which the generated tree has no
+ * node for: phylib polls the link
+ */
+static void fdt_add_avb_phy(RCarGen3MachineState *m, void *fdt)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+    g_autofree char *avb = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_AVB, 0);
+    g_autofree char *phy = g_strdup_printf("%s/ethernet-phy@%x", avb,
+                                           mc->phy->addr);
+    uint32_t phandle = qemu_fdt_alloc_phandle(fdt);
+
+    qemu_fdt_add_subnode(fdt, phy);
+    rcar_gen3_fdt_setprop_strings(fdt, phy, "compatible",
+                                  "ethernet-phy-id0022.1622",
+                                  "ethernet-phy-ieee802.3-c22", NULL);
+    qemu_fdt_setprop_cell(fdt, phy, "reg", mc->phy->addr);
+    qemu_fdt_setprop_cell(fdt, phy, "rxc-skew-ps", 1500);
+    if (mc->phy->max_speed) {
+        qemu_fdt_setprop_cell(fdt, phy, "max-speed", mc->phy->max_speed);
+    }
+    qemu_fdt_setprop_cell(fdt, phy, "phandle", phandle);
+    qemu_fdt_setprop_cell(fdt, avb, "phy-handle", phandle);
+    qemu_fdt_setprop_string(fdt, avb, "status", "okay");
+}
+
 static void fdt_add_board_devices(RCarGen3MachineState *m, void *fdt)
 {
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
@@ -394,6 +441,8 @@ static void fdt_add_board_devices(RCarGen3MachineState *m, void *fdt)
     refs.vqmmc_1v8 = fdt_add_fixed_regulator(fdt, "1p8v", 1800000);
 
     rcar_gen3_fdt_populate(m->soc, fdt);
+    fdt_add_cpg_clocks(m, fdt);
+    fdt_add_avb_phy(m, fdt);
 
     refs.emmc_pins = fdt_add_emmc_pins(m, fdt);
     for (unsigned n = 0; n < RCAR_GEN3_NUM_SDHI; n++) {
@@ -428,6 +477,7 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
     MachineState *ms = MACHINE(m);
     RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
     g_autofree char *scif = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_SCIF2, 0);
+    g_autofree char *avb = rcar_gen3_fdt_path(m->soc, RCAR_GEN3_AVB, 0);
     struct {
         uint64_t kaslr;
         uint8_t rng[32];
@@ -464,6 +514,7 @@ static void rcar_gen3_create_fdt(RCarGen3MachineState *m)
 
     qemu_fdt_add_subnode(fdt, "/aliases");
     qemu_fdt_setprop_string(fdt, "/aliases", "serial0", scif);
+    qemu_fdt_setprop_string(fdt, "/aliases", "ethernet0", avb);
     fdt_add_mmc_aliases(m, fdt);
 }
 
@@ -841,6 +892,7 @@ static void salvator_xs_class_init(ObjectClass *oc)
     rmc->board_compat = "renesas,salvator-xs";
     /* S3D4 = EXTAL 16.64 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
     rmc->scif_fck_hz = 66560000;
+    rmc->extal_hz = 16640000;           /* salvator-xs.dtsi */
     /* SD slots on SDHI0 and SDHI3, eMMC on SDHI2 */
     rmc->emmc_sdhi = 2;
     rmc->emmc_driver_type = 1;
@@ -867,6 +919,7 @@ static void ulcb_class_init(ObjectClass *oc)
 
     /* S3D4 = EXTAL 16.666666 MHz * 192 / 2 / 6 / 4 with MODEMR = 0 */
     rmc->scif_fck_hz = 66666664;
+    rmc->extal_hz = 16666666;           /* ulcb.dtsi */
     /* An SD slot on SDHI0, eMMC on SDHI2 */
     rmc->emmc_sdhi = 2;
     rmc->emmc_driver_type = -1;
@@ -987,9 +1040,9 @@ static const RCarGen3SlotWiring ebisu_slots[] = {
     { .sdhi = 1, .cd_bank = 3, .cd_pin = 14 },
 };
 
-/* ebisu.dtsi: &avb's phy0, interrupt on GPIO2 21 */
+/* ebisu.dtsi: &avb's phy0, interrupt on GPIO2 21, 100 Mb/s at most */
 static const RCarGen3PhyWiring ebisu_phy = {
-    .addr = 0, .int_bank = 2, .int_pin = 21,
+    .addr = 0, .int_bank = 2, .int_pin = 21, .max_speed = 100,
 };
 
 /* r8a77990-ebisu.dts: 896 MiB */
@@ -1011,6 +1064,7 @@ static void ebisu_class_init(ObjectClass *oc, const void *data)
     rmc->num_ram_banks = ARRAY_SIZE(ebisu_ram);
     /* S3D4C = EXTAL 48 MHz * 100 / 3 / 6 / 4: PLL1 and S3 with MODEMR = 0 */
     rmc->scif_fck_hz = 66666666;
+    rmc->extal_hz = 48000000;           /* ebisu.dtsi */
     /* SD slots on SDHI0 and SDHI1, eMMC on SDHI3 */
     rmc->emmc_sdhi = 3;
     rmc->emmc_driver_type = -1;

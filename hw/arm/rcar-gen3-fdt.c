@@ -2,13 +2,16 @@
  * Renesas R-Car Gen3 SoCs: the SoC's part of a generated device tree
  *
  * The nodes of the SoC's .dtsi for what QEMU models and Linux needs:
- * CPUs, timer, and under /soc the PRR, the GIC-400, the SD/MMC hosts,
- * IPMMU-MM and IPMMU-DS1, SCIF2 and the PFC.  Node names, addresses,
+ * CPUs, timer, and under /soc the PRR, RST and CPG, the GIC-400, the
+ * SD/MMC hosts, the EtherAVB, IPMMU-MM, IPMMU-DS0 and IPMMU-DS1, SCIF2
+ * and the PFC.  Node names, addresses,
  * interrupts, compatibles and "iommus" are those of the .dtsi (from the
  * SoC's table), so that Linux's drivers and the IPMMU allow list (which
  * matches on device names) see the same machine.  As in the .dtsi, the
- * SD/MMC hosts are "disabled" until the board enables the ones it wires;
- * the board adds clocks, regulators and pin groups.
+ * SD/MMC hosts and the EtherAVB are "disabled" until the board enables
+ * the ones it wires; the board adds clocks, regulators, pin groups and
+ * the PHY.  The CPG provides the EtherAVB's module clock and reset, which
+ * ravb_probe() cannot do without; the other devices take fixed clocks.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -37,9 +40,14 @@ static const char *const rcar_gen3_node_names[] = {
     [RCAR_GEN3_GPIO] = "gpio",
     [RCAR_GEN3_SCIF2] = "serial",
     [RCAR_GEN3_IPMMU_MM] = "iommu",
+    [RCAR_GEN3_IPMMU_DS0] = "iommu",
     [RCAR_GEN3_IPMMU_DS1] = "iommu",
     [RCAR_GEN3_SDHI] = "mmc",
+    [RCAR_GEN3_AVB] = "ethernet",
 };
+
+/* include/dt-bindings/clock/renesas-cpg-mssr.h */
+#define CPG_MOD 1
 
 void G_GNUC_NULL_TERMINATED rcar_gen3_fdt_setprop_strings(void *fdt,
                                                           const char *node,
@@ -228,6 +236,60 @@ static void fdt_add_sdhi(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
 }
 
 /*
+ * The CPG-MSSR: clocks (<&cpg CPG_MOD n>), resets (<&cpg n>) and the
+ * clock domain of its modules; the board gives it its EXTAL and EXTALR
+ */
+static void fdt_add_cpg(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
+                        uint32_t phandle)
+{
+    g_autofree char *node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
+
+    qemu_fdt_setprop_cell(fdt, node, "#clock-cells", 2);
+    qemu_fdt_setprop_cell(fdt, node, "#power-domain-cells", 0);
+    qemu_fdt_setprop_cell(fdt, node, "#reset-cells", 1);
+    qemu_fdt_setprop_cell(fdt, node, "phandle", phandle);
+}
+
+/*
+ * The EtherAVB with its 25 lines "ch0".."ch24", disabled until the board
+ * gives it its PHY.  Only the first "reg" window: the driver maps no other.
+ */
+static void fdt_add_avb(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
+                        uint32_t cpg, uint32_t ipmmu)
+{
+    g_autofree char *node = rcar_gen3_fdt_path(s, d->kind, d->index);
+    g_autofree uint32_t *irqs = g_new(uint32_t, 3 * d->num_spis);
+    g_autoptr(GString) names = g_string_new(NULL);
+
+    qemu_fdt_add_subnode(fdt, node);
+    rcar_gen3_fdt_setprop_strings(fdt, node, "compatible", d->compatible,
+                                  "renesas,etheravb-rcar-gen3", NULL);
+    qemu_fdt_setprop_sized_cells(fdt, node, "reg", 2, d->base, 2, d->size);
+    for (unsigned i = 0; i < d->num_spis; i++) {
+        g_autofree char *name = g_strdup_printf("ch%u", i);
+
+        irqs[3 * i] = cpu_to_be32(GIC_FDT_IRQ_TYPE_SPI);
+        irqs[3 * i + 1] = cpu_to_be32(d->spi + i);
+        irqs[3 * i + 2] = cpu_to_be32(GIC_FDT_IRQ_FLAGS_LEVEL_HI);
+        g_string_append_len(names, name, strlen(name) + 1);
+    }
+    qemu_fdt_setprop(fdt, node, "interrupts", irqs,
+                     3 * d->num_spis * sizeof(uint32_t));
+    qemu_fdt_setprop(fdt, node, "interrupt-names", names->str, names->len);
+    qemu_fdt_setprop_cells(fdt, node, "clocks", cpg, CPG_MOD, d->mstp);
+    qemu_fdt_setprop_string(fdt, node, "clock-names", "fck");
+    qemu_fdt_setprop_cell(fdt, node, "power-domains", cpg);
+    qemu_fdt_setprop_cells(fdt, node, "resets", cpg, d->mstp);
+    qemu_fdt_setprop_string(fdt, node, "phy-mode", "rgmii");
+    if (ipmmu && d->utlb >= 0) {
+        qemu_fdt_setprop_cells(fdt, node, "iommus", ipmmu, d->utlb);
+    }
+    qemu_fdt_setprop_cell(fdt, node, "#address-cells", 1);
+    qemu_fdt_setprop_cell(fdt, node, "#size-cells", 0);
+    qemu_fdt_setprop_string(fdt, node, "status", "disabled");
+}
+
+/*
  * The SoC's nodes in unit-address order, as in the .dtsi: Linux creates
  * and probes the devices in this order, so the IPMMUs (main instance
  * first) are bound before the SDHIs that use them, as on the board.  In
@@ -241,11 +303,13 @@ static void fdt_add_sdhi(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
 static void fdt_add_soc_nodes(RCarGen3State *s, void *fdt)
 {
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
-    uint32_t ipmmu_mm = 0, ipmmu_ds1 = 0, gic = 0;
+    uint32_t ipmmu_mm = 0, ipmmu_ds0 = 0, ipmmu_ds1 = 0, gic = 0;
+    uint32_t cpg = qemu_fdt_alloc_phandle(fdt);
 
-    /* iommu=off: the SDHIs do not go through it, so the DT has no IPMMU */
+    /* iommu=off: no master goes through it, so the DT has no IPMMU */
     if (s->iommu) {
         ipmmu_mm = qemu_fdt_alloc_phandle(fdt);
+        ipmmu_ds0 = qemu_fdt_alloc_phandle(fdt);
         ipmmu_ds1 = qemu_fdt_alloc_phandle(fdt);
     }
 
@@ -272,10 +336,25 @@ static void fdt_add_soc_nodes(RCarGen3State *s, void *fdt)
         case RCAR_GEN3_SDHI:
             fdt_add_sdhi(s, fdt, d, ipmmu_ds1);
             break;
+        case RCAR_GEN3_AVB:
+            fdt_add_avb(s, fdt, d, cpg, ipmmu_ds0);
+            break;
+        case RCAR_GEN3_IPMMU_DS0:
+            if (s->iommu) {
+                fdt_add_ipmmu(s, fdt, d, ipmmu_ds0, ipmmu_mm);
+            }
+            break;
         case RCAR_GEN3_IPMMU_DS1:
             if (s->iommu) {
                 fdt_add_ipmmu(s, fdt, d, ipmmu_ds1, ipmmu_mm);
             }
+            break;
+        case RCAR_GEN3_CPG:
+            fdt_add_cpg(s, fdt, d, cpg);
+            break;
+        case RCAR_GEN3_RST:
+            /* The CPG driver reads the mode pins in it */
+            node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
             break;
         case RCAR_GEN3_IPMMU_MM:
             if (s->iommu) {
@@ -290,7 +369,7 @@ static void fdt_add_soc_nodes(RCarGen3State *s, void *fdt)
             node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
             break;
         default:
-            /* No node: fixed clocks stand in for the CPG, and so on */
+            /* No node: fixed clocks stand in for the SYSC, and so on */
             break;
         }
     }

@@ -163,7 +163,8 @@ static uint16_t ksz9031_mmd_data(KSZ9031PhyState *s, bool write,
         s->mmd[mmd][reg] = val;
     }
     val = s->mmd[mmd][reg];
-    if (func == MMD_FUNC_DATA_INC_RW || (func == MMD_FUNC_DATA_INC_W && write)) {
+    if (func == MMD_FUNC_DATA_INC_RW ||
+        (func == MMD_FUNC_DATA_INC_W && write)) {
         s->mmd_addr[mmd]++;
     }
     return val;
