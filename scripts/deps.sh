@@ -17,8 +17,9 @@ HOST_PKGS=(
     # the guest kit: cross compiler and kernel build tools
     gcc-aarch64-linux-gnu bc libssl-dev libelf-dev cpio kmod xz-utils
     device-tree-compiler rsync
-    # the boot tests: qcow2 images (qemu-img), reverse debugging (gdb)
-    qemu-utils gdb-multiarch
+    # the boot tests: qcow2 images (qemu-img), reverse debugging (gdb),
+    # an NFS server for the NFS-root boots (user space, NFSv3 needs rpcbind)
+    qemu-utils gdb-multiarch nfs-ganesha nfs-ganesha-vfs rpcbind
 )
 
 # `make bench` also draws its plot with matplotlib; `make check` runs a

@@ -10,7 +10,11 @@
 # side; then QMP set_link takes the cable out and puts it back, and the
 # guest must see its carrier go and come (with the upstream DTB the PHY's
 # interrupt through GPIO2 tells phylib; the generated tree has no GPIO
-# nodes, and phylib polls the PHY).
+# nodes, and phylib polls the PHY).  Then each board boots with its root
+# file system on NFS (root=/dev/nfs, ip=dhcp), served over slirp by
+# Debian's user-space NFS server (nfs-ganesha, NFSv3 over TCP): the root
+# is NFS, a file the host put there reads back, and one the guest writes
+# reaches the host's directory.
 #
 # RCAR_GUEST_DIR and RCAR_REQUIRE_GUEST: see test_rcar_gen3.py.
 #
@@ -19,7 +23,11 @@
 import hashlib
 import http.server
 import os
+import shutil
+import socket
+import subprocess
 import threading
+import time
 
 from qemu_test import LinuxKernelTest
 from test_rcar_gen3 import RCarGen3Base
@@ -49,6 +57,84 @@ class HostFiles(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class NFSServer:
+    """nfs-ganesha exporting @path over NFSv3 and TCP on ports of its own;
+    NFSv3's clients find nothing through rpcbind here (the kernel is told
+    the ports), but ganesha will not start unless it can register"""
+
+    def __init__(self, workdir, path):
+        self.workdir, self.path = workdir, path
+        self.nfs_port, self.mount_port = free_port(), free_port()
+        self.proc = None
+
+    def config(self):
+        return f"""
+NFS_CORE_PARAM {{
+    NFS_Port = {self.nfs_port};
+    MNT_Port = {self.mount_port};
+    NLM_Port = {free_port()};
+    Rquota_Port = {free_port()};
+    Protocols = 3;
+    Enable_NLM = false;
+    Enable_RQUOTA = false;
+}}
+NFSV4 {{ Graceless = true; }}
+EXPORT {{
+    Export_Id = 1;
+    Path = {self.path};
+    Pseudo = /root;
+    Access_Type = RW;
+    Squash = No_Root_Squash;
+    SecType = sys;
+    Protocols = 3;
+    Transports = TCP;
+    FSAL {{ Name = VFS; }}
+}}
+"""
+
+    def start(self, test):
+        for tool in ('ganesha.nfsd', 'rpcbind', 'rpcinfo'):
+            if not shutil.which(tool):
+                test.fail(f'{tool} is missing (scripts/deps.sh installs '
+                          'nfs-ganesha and rpcbind)')
+        if subprocess.run(['rpcinfo', '-p'], capture_output=True).returncode:
+            os.makedirs('/run/rpcbind', exist_ok=True)
+            subprocess.run(['rpcbind', '-w'], check=True)
+        conf = os.path.join(self.workdir, 'ganesha.conf')
+        log = os.path.join(self.workdir, 'ganesha.log')
+        with open(conf, 'w') as f:
+            f.write(self.config())
+        self.proc = subprocess.Popen(
+            ['ganesha.nfsd', '-F', '-f', conf, '-L', log, '-N', 'NIV_EVENT',
+             '-p', os.path.join(self.workdir, 'ganesha.pid')])
+        test.addCleanup(self.stop)
+        for _ in range(300):
+            with open(log, errors='replace') if os.path.exists(log) \
+                    else open(os.devnull) as f:
+                if 'NFS SERVER INITIALIZED' in f.read():
+                    return
+            if self.proc.poll() is not None:
+                test.fail(f'ganesha.nfsd exited: see {log}')
+            time.sleep(0.1)
+        test.fail(f'ganesha.nfsd did not come up: see {log}')
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+    def nfsroot(self):
+        return (f'root=/dev/nfs rw nfsroot=10.0.2.2:{self.path},vers=3,tcp,'
+                f'port={self.nfs_port},mountport={self.mount_port},'
+                'mountproto=tcp,nolock ip=dhcp init=/init')
 
 
 class RCarGen3Network:
@@ -119,6 +205,46 @@ class RCarGen3Network:
         self.check_guest_value('dmesg | grep -c -E "hw csum failure|ravb.*'
                                '(error|fail|timeout)"', 'NETERRORS', 0)
         self.power_off()
+
+    def nfs_root(self, upstream):
+        """Boot with the test initramfs's files as an NFS root"""
+        root = os.path.join(self.workdir, 'nfsroot')
+        os.mkdir(root)
+        _, initrd = self.guest_files()
+        subprocess.run(f'gzip -dc {initrd} | cpio -id --quiet', shell=True,
+                       cwd=root, check=True)
+        from_host = os.urandom(MiB)
+        with open(os.path.join(root, 'from-host'), 'wb') as f:
+            f.write(from_host)
+        server = NFSServer(self.workdir, root)
+        server.start(self)
+        self.KERNEL_COMMAND_LINE = (RCarGen3Base.KERNEL_COMMAND_LINE.replace(
+            ' rdinit=/init', '') + ' ' + server.nfsroot())
+        dtb = ('-dtb', self.upstream_dtb()) if upstream else ()
+        kernel, _ = self.guest_files()
+        self.set_machine(self.MACHINE)
+        self.vm.add_args('-smp', str(self.CPUS), '-m', self.MEM,
+                         '-append', self.KERNEL_COMMAND_LINE, *dtb,
+                         '-nic', 'user')
+        self.launch_kernel(kernel)
+        self.wait_for_console_pattern('RCAR-INIT: shell on the console')
+        self.check_guest_value('grep " / " /proc/mounts | cut -d" " -f1,3',
+                               'ROOT', f'10.0.2.2:{root} nfs')
+        self.expect_sha('cat /from-host', hashlib.sha256(from_host).hexdigest())
+        sent = self.guest_value('dd if=/dev/urandom bs=64k count=16 '
+                                '2>/dev/null | tee /from-guest | sha256sum | '
+                                'cut -d" " -f1; sync', 'WROTE')
+        self.emmc_absent = True
+        self.power_off()
+        server.stop()
+        with open(os.path.join(root, 'from-guest'), 'rb') as f:
+            self.assertEqual(hashlib.sha256(f.read()).hexdigest(), sent)
+
+    def test_nfs_root_generated_dt(self):
+        self.nfs_root(upstream=False)
+
+    def test_nfs_root_upstream_dtb(self):
+        self.nfs_root(upstream=True)
 
     def test_generated_dt(self):
         self.run_network(upstream=False)
