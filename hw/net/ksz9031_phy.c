@@ -318,7 +318,7 @@ int ksz9031_phy_mdc_rise(KSZ9031PhyState *s, bool mdio)
     case KSZ9031_MDIO_PREAMBLE:
     case KSZ9031_MDIO_IGNORE:
         if (mdio) {
-            s->mdio_count++;
+            s->mdio_count = MIN(s->mdio_count + 1, MDIO_PREAMBLE_BITS);
         } else if (s->mdio_count >= MDIO_PREAMBLE_BITS) {
             /* ST's first bit, 0 */
             ksz9031_mdio_goto(s, KSZ9031_MDIO_HEADER);
@@ -399,14 +399,23 @@ static void ksz9031_phy_init(Object *obj)
     s->link_up = true;
 }
 
+/* The bits a state can have counted (ksz9031_phy_mdc_rise()) */
+static const uint32_t ksz9031_mdio_max_count[] = {
+    [KSZ9031_MDIO_PREAMBLE] = MDIO_PREAMBLE_BITS,
+    [KSZ9031_MDIO_HEADER] = MDIO_HEADER_BITS - 1,
+    [KSZ9031_MDIO_READ_TA] = 0,
+    [KSZ9031_MDIO_READ_DATA] = MDIO_DATA_BITS,
+    [KSZ9031_MDIO_WRITE_DATA] = MDIO_WRITE_BITS - 1,
+    [KSZ9031_MDIO_IGNORE] = MDIO_PREAMBLE_BITS,
+};
+
 static int ksz9031_phy_post_load(void *opaque, int version_id)
 {
     KSZ9031PhyState *s = opaque;
 
-    if (s->mdio_state > KSZ9031_MDIO_IGNORE ||
-        s->mdio_count > MDIO_PREAMBLE_BITS + MDIO_WRITE_BITS ||
-        (s->mdio_state == KSZ9031_MDIO_READ_DATA &&
-         s->mdio_count > MDIO_DATA_BITS) || s->mdio_reg > 0x1f) {
+    if (s->mdio_state >= ARRAY_SIZE(ksz9031_mdio_max_count) ||
+        s->mdio_count > ksz9031_mdio_max_count[s->mdio_state] ||
+        s->mdio_reg > 0x1f) {
         return -EINVAL;
     }
     return 0;

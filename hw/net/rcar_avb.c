@@ -155,9 +155,13 @@ enum {
 
 /* A LINK loop is the guest's error: give up after this many in a row */
 #define MAX_LINKS               4
-/* Frames sent per run of the TX bottom half before it yields */
-#define TX_BUDGET               64
+/* Descriptors one run of the TX bottom half takes before it yields */
+#define TX_BUDGET               256
+/* A TX frame of more descriptors than this is the guest's error */
+#define TX_MAX_FRAME_DESCS      64
 #define TX_RESUME_NS            1000
+/* A full RX queue is looked at again after this long */
+#define RX_RETRY_NS             (1 * SCALE_MS)
 #define MIN_FRAME               60      /* without the FCS */
 #define ETH_HLEN                14
 #define RX_CSUM_LEN             2
@@ -308,12 +312,17 @@ static void avb_load_queues(RCarAVBState *s)
     }
 }
 
-/* Reset mode: the DMAC forgets its queues and interrupt state */
-static void avb_reset_dmac(RCarAVBState *s)
+static void avb_stop_queues(RCarAVBState *s)
 {
     s->tccr &= ~R_TCCR_TSRQ_MASK;
     memset(s->tx_desc, 0, sizeof(s->tx_desc));
     memset(s->rx_desc, 0, sizeof(s->rx_desc));
+}
+
+/* Reset mode: the DMAC forgets its queues and interrupt state */
+static void avb_reset_dmac(RCarAVBState *s)
+{
+    avb_stop_queues(s);
     s->ris0 = s->ris2 = s->tis = s->eis = s->gis = 0;
     s->ric0 = s->ric1 = s->ric2 = s->tic = s->eic = s->gic = 0;
     s->ecsr = 0;
@@ -337,9 +346,13 @@ static void avb_write_ccc(RCarAVBState *s, uint32_t val)
     }
     if (opc == OPC_RESET) {
         avb_reset_dmac(s);
-    } else if (opc == OPC_OPERATION) {
+    } else if (old == OPC_OPERATION) {
+        /* The queues stop; they start from the table again */
+        avb_stop_queues(s);
+    }
+    if (opc == OPC_OPERATION) {
         avb_load_queues(s);
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+        qemu_bh_schedule(s->rx_bh);
     }
     avb_update_irqs(s);
 }
@@ -366,19 +379,32 @@ static void avb_tx_timestamp(RCarAVBState *s, const AVBDesc *d)
     s->tis |= R_TIS_TFUF_MASK;
 }
 
-/*
- * Send what queue @q holds, at most @budget frames.  Returns false if the
- * queue stopped (nothing left, or an error), true if the budget ran out.
- */
-static bool avb_tx_queue(RCarAVBState *s, unsigned q, unsigned budget)
+/* Wire time of a frame (preamble, FCS, gap: 24 bytes) at GECMR's speed */
+static int64_t avb_wire_ns(RCarAVBState *s, unsigned len)
 {
-    unsigned len = 0;
+    return (int64_t)(len + 24) * ((s->gecmr & 1) ? 8 : 80);
+}
+
+/*
+ * Send what queue @q holds, taking at most *@budget descriptors (and the
+ * rest of a frame begun, up to TX_MAX_FRAME_DESCS); adds the frames' wire
+ * time to *@wire_ns.  Returns false if the queue stopped (nothing left,
+ * or an error), true if the budget ran out between frames.
+ */
+static bool avb_tx_queue(RCarAVBState *s, unsigned q, unsigned *budget,
+                         int64_t *wire_ns)
+{
+    unsigned len = 0, descs = 0;
+    bool in_frame = false;
     AVBDesc d;
 
-    while (budget) {
+    while (*budget || in_frame) {
         uint32_t addr = s->tx_desc[q];
         unsigned dt, ds;
 
+        if (*budget) {
+            (*budget)--;
+        }
         if (!avb_tx_ready(s) || !avb_fetch_desc(s, &addr, &d)) {
             return false;
         }
@@ -390,13 +416,23 @@ static bool avb_tx_queue(RCarAVBState *s, unsigned q, unsigned budget)
             return false;       /* empty, end of set, or not a frame */
         }
         if (dt == DT_FSINGLE || dt == DT_FSTART) {
-            len = 0;
+            len = descs = 0;
+            in_frame = true;
+        } else if (!in_frame || ++descs > TX_MAX_FRAME_DESCS) {
+            qemu_log_mask(LOG_GUEST_ERROR, "rcar-avb: TX queue %u: a frame "
+                          "part without its start, or of more than %d "
+                          "descriptors\n", q, TX_MAX_FRAME_DESCS);
+            len = RCAR_AVB_MAX_FRAME + 1;   /* dropped */
+            in_frame = false;
         }
         if (len + ds > RCAR_AVB_MAX_FRAME) {
-            qemu_log_mask(LOG_GUEST_ERROR, "rcar-avb: TX frame of queue %u "
-                          "longer than %d bytes\n", q, RCAR_AVB_MAX_FRAME);
+            if (len <= RCAR_AVB_MAX_FRAME) {
+                qemu_log_mask(LOG_GUEST_ERROR, "rcar-avb: TX frame of queue "
+                              "%u longer than %d bytes\n", q,
+                              RCAR_AVB_MAX_FRAME);
+            }
             len = RCAR_AVB_MAX_FRAME + 1;   /* dropped at its end */
-        } else if (dma_memory_read(&s->dma_as, d.dptr, s->frame + len, ds,
+        } else if (dma_memory_read(&s->dma_as, d.dptr, s->tx_frame + len, ds,
                                    MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "rcar-avb: TX buffer at 0x%08"
                           PRIx32 " cannot be read\n", d.dptr);
@@ -405,37 +441,49 @@ static bool avb_tx_queue(RCarAVBState *s, unsigned q, unsigned budget)
             len += ds;
         }
         /* The guest may have reset us through DMA into the CPG */
-        if (!avb_write_die_dt(s, addr, DT_FEMPTY << 4) || !avb_tx_ready(s)) {
+        if (!avb_tx_ready(s) || s->tx_desc[q] != addr ||
+            !avb_write_die_dt(s, addr, DT_FEMPTY << 4) || !avb_tx_ready(s)) {
             return false;
         }
         s->tx_desc[q] = addr + TX_DESC_SIZE;
-        if (dt != DT_FSINGLE && dt != DT_FEND) {
+        if (in_frame && dt != DT_FSINGLE && dt != DT_FEND) {
             continue;
         }
+        in_frame = false;
         /* Without a link the frame goes nowhere, as on the wire */
-        if (len <= RCAR_AVB_MAX_FRAME && avb_link_ok(s)) {
+        if (len >= ETH_HLEN && len <= RCAR_AVB_MAX_FRAME && avb_link_ok(s)) {
             trace_rcar_avb_tx(q, len);
             s->stat_tx_frames++;
             avb_tx_timestamp(s, &d);
-            qemu_send_packet(qemu_get_queue(s->nic), s->frame, len);
+            *wire_ns += avb_wire_ns(s, len);
+            qemu_send_packet(qemu_get_queue(s->nic), s->tx_frame, len);
+            /* A frame looped back to us may have reset us through DMA */
+            if (!avb_tx_ready(s)) {
+                return false;
+            }
         }
         s->tis |= BIT(q);
         avb_update_irqs(s);
-        budget--;
     }
     return true;
 }
 
+/*
+ * A run of the TX queues, under the device's re-entrancy guard; a long
+ * one goes on when the wire has taken what it sent
+ */
 static void avb_tx_run(void *opaque)
 {
     RCarAVBState *s = opaque;
+    unsigned budget = TX_BUDGET;
+    int64_t wire_ns = 0;
     bool more = false;
 
     for (unsigned q = 0; q < RCAR_AVB_NUM_QUEUES; q++) {
         if (!(s->tccr & BIT(q))) {
             continue;
         }
-        if (avb_tx_queue(s, q, TX_BUDGET)) {
+        if (avb_tx_queue(s, q, &budget, &wire_ns)) {
             more = true;
         } else {
             s->tccr &= ~BIT(q);
@@ -443,15 +491,27 @@ static void avb_tx_run(void *opaque)
     }
     avb_update_irqs(s);
     if (more) {
-        timer_mod(s->tx_timer,
-                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + TX_RESUME_NS);
+        timer_mod(s->tx_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  MAX(wire_ns, TX_RESUME_NS));
     }
+}
+
+static void avb_tx_resume(void *opaque)
+{
+    RCarAVBState *s = opaque;
+
+    qemu_bh_schedule(s->tx_bh);
 }
 
 static void avb_write_tccr(RCarAVBState *s, uint32_t val)
 {
     uint32_t start = FIELD_EX32(val, TCCR, TSRQ) & (BIT(RCAR_AVB_NUM_QUEUES) -
                                                    1);
+
+    /* Only a DMAC in operation starts a queue */
+    if (!avb_opc_is(s, OPC_OPERATION)) {
+        start = 0;
+    }
 
     if (FIELD_EX32(val, TCCR, TFR) && s->ts_count) {
         /* Pop the timestamp TFA0-2 show */
@@ -774,7 +834,7 @@ static void avb_write(void *opaque, hwaddr offset, uint64_t value,
     avb_update_irqs(s);
     /* Descriptors the driver gave back or a queue it unmasked: try again */
     if (offset == A_RIS0 || offset == A_RIE0 || offset == A_ECMR) {
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+        qemu_bh_schedule(s->rx_bh);
     }
 }
 
@@ -829,12 +889,23 @@ static bool avb_rx_has_desc(RCarAVBState *s, unsigned q, AVBDesc *d)
     return DESC_DT(d->die_dt) == DT_FEMPTY;
 }
 
-static bool avb_can_receive(NetClientState *nc)
+/* Frames that wait in QEMU's queue for a descriptor go on from here */
+static void avb_rx_flush(void *opaque)
 {
-    RCarAVBState *s = qemu_get_nic_opaque(nc);
-    AVBDesc d;
+    RCarAVBState *s = opaque;
 
-    return !avb_rx_ready(s) || avb_rx_has_desc(s, 0, &d);
+    qemu_flush_queued_packets(qemu_get_queue(s->nic));
+}
+
+/*
+ * A guest may give descriptors back without a register write (U-Boot's
+ * ravb_free_pkt()): the DMAC looks at a full queue again now and then
+ */
+static void avb_rx_retry(void *opaque)
+{
+    RCarAVBState *s = opaque;
+
+    qemu_bh_schedule(s->rx_bh);
 }
 
 /*
@@ -862,31 +933,32 @@ static bool avb_rx_store(RCarAVBState *s, unsigned q, const AVBDesc *d,
     size_t stored = len;
 
     if (FIELD_EX32(s->ecmr, ECMR, RCSC)) {
-        stw_be_p(s->frame + len, avb_rx_csum(s->frame, len));
+        stw_be_p(s->rx_frame + len, avb_rx_csum(s->rx_frame, len));
         stored += RX_CSUM_LEN;
     }
     if (stored > (d->ds & DESC_DS_MASK)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "rcar-avb: RX buffer of %u bytes for "
-                      "a frame of %zu\n", d->ds & DESC_DS_MASK, stored);
-        stored = d->ds & DESC_DS_MASK;
+        return false;           /* does not fit the buffer: dropped */
     }
-    if (dma_memory_write(&s->dma_as, d->dptr, s->frame, stored,
+    if (dma_memory_write(&s->dma_as, d->dptr, s->rx_frame, stored,
                          MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "rcar-avb: RX buffer at 0x%08" PRIx32
                       " cannot be written\n", d->dptr);
         return false;
     }
-    if (!avb_rx_ready(s)) {
-        return false;           /* reset by that write */
+    /* Reset (through DMA into the CPG) or stopped by that write? */
+    if (!avb_rx_ready(s) || s->rx_desc[q] != addr) {
+        return false;
     }
     /* The descriptor type last: the driver reads the rest once it sees it */
     stw_le_p(desc, stored);
-    desc[2] = (s->frame[0] & 1) ? RX_MSC_MC : 0;
+    desc[2] = (s->rx_frame[0] & 1) ? RX_MSC_MC : 0;
     desc[3] = d->die_dt;
     stl_le_p(desc + DESC_DPTR_OFFSET, d->dptr);
     if (dma_memory_write(&s->dma_as, addr, desc, sizeof(desc),
                          MEMTXATTRS_UNSPECIFIED) != MEMTX_OK ||
-        !avb_write_die_dt(s, addr, DT_FSINGLE << 4)) {
+        !avb_rx_ready(s) || s->rx_desc[q] != addr ||
+        !avb_write_die_dt(s, addr, DT_FSINGLE << 4) ||
+        !avb_rx_ready(s) || s->rx_desc[q] != addr) {
         return false;
     }
     s->rx_desc[q] = addr + RX_DESC_SIZE;
@@ -912,7 +984,10 @@ static ssize_t avb_receive(NetClientState *nc, const uint8_t *buf,
     q = avb_rx_queue_of(s, buf, size);
     if (!avb_rx_has_desc(s, q, &d)) {
         if (q == 0) {
-            return 0;           /* wait: RIS0/RIE0 say when there is room */
+            /* Wait: RIS0/RIE0, or a look later, say when there is room */
+            timer_mod(s->rx_timer,
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + RX_RETRY_NS);
+            return 0;
         }
         s->stat_rx_dropped++;
         s->ris2 |= RIS2_QFF(q);
@@ -920,11 +995,13 @@ static ssize_t avb_receive(NetClientState *nc, const uint8_t *buf,
         avb_update_irqs(s);
         return size;
     }
-    memcpy(s->frame, buf, size);
-    memset(s->frame + size, 0, len - size);
+    memcpy(s->rx_frame, buf, size);
+    memset(s->rx_frame + size, 0, len - size);
     if (avb_rx_store(s, q, &d, len)) {
         trace_rcar_avb_rx(q, size);
         s->stat_rx_frames++;
+    } else {
+        s->stat_rx_dropped++;
     }
     avb_update_irqs(s);
     return size;
@@ -945,7 +1022,6 @@ static void avb_set_link(NetClientState *nc)
 static NetClientInfo avb_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
-    .can_receive = avb_can_receive,
     .receive = avb_receive,
     .link_status_changed = avb_set_link,
 };
@@ -965,6 +1041,8 @@ static void avb_reset_hold(Object *obj, ResetType type)
 
     timer_del(s->tx_timer);
     qemu_bh_cancel(s->tx_bh);
+    timer_del(s->rx_timer);
+    qemu_bh_cancel(s->rx_bh);
     avb_reset_dmac(s);
     s->ccc = 0;
     s->dbat = s->apsr = s->rcr = s->tgc = s->tccr = s->cie = s->dil = 0;
@@ -1017,7 +1095,10 @@ static void avb_realize(DeviceState *dev, Error **errp)
     address_space_init(&s->dma_as, s->dma_mr, "rcar-avb-dma");
     s->tx_bh = qemu_bh_new_guarded(avb_tx_run, s,
                                    &dev->mem_reentrancy_guard);
-    s->tx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, avb_tx_run, s);
+    s->tx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, avb_tx_resume, s);
+    s->rx_bh = qemu_bh_new_guarded(avb_rx_flush, s,
+                                   &dev->mem_reentrancy_guard);
+    s->rx_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, avb_rx_retry, s);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     s->nic = qemu_new_nic(&avb_net_info, &s->conf,
                           object_get_typename(OBJECT(dev)), dev->id,
@@ -1033,11 +1114,16 @@ static void avb_unrealize(DeviceState *dev)
     qemu_del_nic(s->nic);
     timer_free(s->tx_timer);
     qemu_bh_delete(s->tx_bh);
+    timer_free(s->rx_timer);
+    qemu_bh_delete(s->rx_bh);
     address_space_destroy(&s->dma_as);
 }
 
 static bool avb_queue_pointers_ok(RCarAVBState *s)
 {
+    if (!avb_opc_is(s, OPC_OPERATION) && FIELD_EX32(s->tccr, TCCR, TSRQ)) {
+        return false;
+    }
     for (unsigned q = 0; q < RCAR_AVB_NUM_QUEUES; q++) {
         if (!avb_opc_is(s, OPC_OPERATION) && (s->tx_desc[q] || s->rx_desc[q])) {
             return false;
@@ -1046,18 +1132,33 @@ static bool avb_queue_pointers_ok(RCarAVBState *s)
     return true;
 }
 
+/* Reset mode holds no interrupt status (avb_reset_dmac()) */
+static bool avb_reset_state_ok(RCarAVBState *s)
+{
+    return !avb_opc_is(s, OPC_RESET) ||
+           !(s->ris0 | s->ris2 | s->tis | s->eis | s->gis | s->ecsr |
+             FIELD_EX32(s->tccr, TCCR, TSRQ));
+}
+
 static int avb_post_load(void *opaque, int version_id)
 {
     RCarAVBState *s = opaque;
+    uint32_t gccr_requests = R_GCCR_TCR_MASK | R_GCCR_LTO_MASK |
+                             R_GCCR_LTI_MASK | R_GCCR_LPTC_MASK |
+                             R_GCCR_LMTT_MASK;
 
     if (s->ts_count > RCAR_AVB_TS_FIFO || s->mdio_phy_out < -1 ||
         s->mdio_phy_out > 1 || !avb_queue_pointers_ok(s) ||
+        !avb_reset_state_ok(s) || s->malr > 0xffff ||
+        (s->gccr & gccr_requests) || (s->ecsr & ~ECSR_MASK) ||
         (FIELD_EX32(s->tccr, TCCR, TSRQ) & ~(BIT(RCAR_AVB_NUM_QUEUES) - 1))) {
         return -EINVAL;
     }
-    /* A TX run that was going on goes on */
+    /* The net client's link is the cable's, which the PHY (loaded first) has */
+    qemu_get_queue(s->nic)->link_down = !s->phy->link_up;
+    /* A TX run that was going on goes on once the VM runs */
     if (FIELD_EX32(s->tccr, TCCR, TSRQ)) {
-        qemu_bh_schedule(s->tx_bh);
+        timer_mod(s->tx_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     }
     return 0;
 }
@@ -1118,7 +1219,6 @@ static const VMStateDescription vmstate_avb = {
         VMSTATE_UINT32(mahr, RCarAVBState),
         VMSTATE_UINT32(malr, RCarAVBState),
         VMSTATE_INT32(mdio_phy_out, RCarAVBState),
-        VMSTATE_TIMER_PTR(tx_timer, RCarAVBState),
         VMSTATE_END_OF_LIST()
     }
 };

@@ -371,11 +371,60 @@ static void test_tx_rx(void)
     g_assert_false(qtest_get_irq(t.qts, IRQ_RX_BE));
     g_assert_cmphex(avb_rd(&t, RIC0), ==, 2);
 
+    /*
+     * A frame with the ring full waits in QEMU's queue; the guest gives
+     * the descriptor back without a register write, as U-Boot does, and
+     * the DMAC finds it on its next look (1 ms)
+     */
+    avb_wr(&t, RIE0, 1);
+    avb_wr(&t, RIS0, ~1u);
+    frame[20] ^= 0x55;
+    g_assert_cmpint(send(t.sock, &len_be, 4, 0), ==, 4);
+    g_assert_cmpint(send(t.sock, frame, sizeof(frame), 0), ==, sizeof(frame));
+    for (int i = 0; i < 100; i++) {
+        qtest_clock_step(t.qts, 10000);
+    }
+    g_assert_cmphex(avb_rd(&t, RIS0) & 1, ==, 0);
+    put_desc(&t, RX_RING, RX_BUF_SIZE, DT_FEMPTY, RX_BUF);
+    for (int i = 0; i < 1000 && desc_dt(&t, RX_RING) == DT_FEMPTY; i++) {
+        qtest_clock_step(t.qts, 10000);
+    }
+    g_assert_cmphex(desc_dt(&t, RX_RING), ==, DT_FSINGLE);
+    qtest_memread(t.qts, RX_BUF, got, sizeof(frame));
+    g_assert_cmpmem(got, sizeof(frame), frame, sizeof(frame));
+
     /* Close: reset mode stops both directions and clears the status */
     avb_wr(&t, CCC, 0x10081);
     avb_wr(&t, CCC, 0x10080);
     g_assert_cmphex(avb_rd(&t, RIS0) | avb_rd(&t, TIS), ==, 0);
     avb_stop(&t);
+}
+
+/*
+ * The next frame the guest sent on the -nic socket, of @len bytes; its
+ * first byte.  The RARP frames that QEMU announces a migrated NIC with
+ * (qemu_announce_self()) are not the guest's.
+ */
+static uint8_t recv_frame(AVBTest *t, unsigned len)
+{
+    uint8_t buf[RX_BUF_SIZE];
+    uint32_t len_be, got;
+
+    do {
+        g_assert_cmpint(recv(t->sock, &len_be, 4, MSG_WAITALL), ==, 4);
+        got = be32_to_cpu(len_be);
+        g_assert_cmpint(got, <=, sizeof(buf));
+        g_assert_cmpint(recv(t->sock, buf, got, MSG_WAITALL), ==, got);
+    } while (got >= 14 && lduw_be_p(buf + 12) == 0x8035);
+    g_assert_cmpint(got, ==, len);
+    return buf[0];
+}
+
+static bool socket_idle(AVBTest *t)
+{
+    uint8_t c;
+
+    return recv(t->sock, &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN;
 }
 
 /*
@@ -405,37 +454,30 @@ static void test_bad_chains(void)
     wait_tx_done(&t);
     g_assert_cmphex(desc_dt(&t, TX_RING), ==, DT_FEMPTY);
 
+    /*
+     * A frame of more descriptors than the DMAC takes (FSTART, 100 FMID,
+     * FEND) is dropped: each descriptor comes back empty, nothing is sent
+     */
+    put_desc(&t, RAM + 0x20000, 60, 0x50, TX_BUF);
+    for (unsigned i = 1; i <= 100; i++) {
+        put_desc(&t, RAM + 0x20000 + 8 * i, 0, 0x40, TX_BUF);
+    }
+    put_desc(&t, RAM + 0x20000 + 8 * 101, 0, 0x60, TX_BUF);
+    put_desc(&t, RAM + 0x20000 + 8 * 102, 0, DT_EEMPTY, 0);
+    put_desc(&t, TX_RING, 0, DT_LINKFIX, RAM + 0x20000);
+    avb_wr(&t, CCC, 0x10081);
+    avb_wr(&t, CCC, 0x10082);
+    avb_wr(&t, TCCR, 0x101);
+    wait_tx_done(&t);
+    for (unsigned i = 0; i <= 101; i++) {
+        g_assert_cmphex(desc_dt(&t, RAM + 0x20000 + 8 * i), ==, DT_FEMPTY);
+    }
+    g_assert_true(socket_idle(&t));
+
     /* The device still works: CSR follows CCC */
     avb_wr(&t, CCC, 0x10080);
     g_assert_cmphex(avb_rd(&t, CSR) & 0xf, ==, 1);
     avb_stop(&t);
-}
-
-/*
- * The next frame the guest sent on the -nic socket, of @len bytes; its
- * first byte.  The RARP frames that QEMU announces a migrated NIC with
- * (qemu_announce_self()) are not the guest's.
- */
-static uint8_t recv_frame(AVBTest *t, unsigned len)
-{
-    uint8_t buf[RX_BUF_SIZE];
-    uint32_t len_be, got;
-
-    do {
-        g_assert_cmpint(recv(t->sock, &len_be, 4, MSG_WAITALL), ==, 4);
-        got = be32_to_cpu(len_be);
-        g_assert_cmpint(got, <=, sizeof(buf));
-        g_assert_cmpint(recv(t->sock, buf, got, MSG_WAITALL), ==, got);
-    } while (got >= 14 && lduw_be_p(buf + 12) == 0x8035);
-    g_assert_cmpint(got, ==, len);
-    return buf[0];
-}
-
-static bool socket_idle(AVBTest *t)
-{
-    uint8_t c;
-
-    return recv(t->sock, &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN;
 }
 
 #define MIG_FRAMES      80

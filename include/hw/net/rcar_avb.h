@@ -42,6 +42,8 @@ struct RCarAVBState {
     AddressSpace dma_as;
     QEMUBH *tx_bh;
     QEMUTimer *tx_timer;        /* the rest of a long TX run */
+    QEMUBH *rx_bh;              /* frames QEMU queued while RX was full */
+    QEMUTimer *rx_timer;        /* a full RX queue looked at again */
 
     /* AVB-DMAC */
     uint32_t ccc;
@@ -87,7 +89,9 @@ struct RCarAVBState {
     uint32_t malr;
     int32_t mdio_phy_out;       /* what the PHY drives on MDIO; -1: none */
 
-    uint8_t frame[RCAR_AVB_MAX_FRAME + 4];
+    /* Scratch buffers of one callback: RX may run within a TX send */
+    uint8_t tx_frame[RCAR_AVB_MAX_FRAME];
+    uint8_t rx_frame[RCAR_AVB_MAX_FRAME + 4];
 
     /* Statistics: read-only "x-" QOM properties, not migrated */
     uint64_t stat_tx_frames;
