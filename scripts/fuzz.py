@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, the IPMMU and the I2C
-controllers over qtest, with host events in between.
+"""Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, the IPMMU, the I2C
+controllers and the EtherAVB over qtest, with host events in between.
 
 Each run starts one qemu-system-aarch64 (-accel qtest, SD cards on SDHI0,
 SDHI1 and SDHI3, an eMMC with boot partitions on SDHI2, SDHI3's drive
@@ -12,8 +12,11 @@ card bring-up sequences, IPMMU page tables written into guest RAM with
 descriptors pointing at RAM, at device registers and at holes, DMA
 addresses in the same places, clock steps, and register writes to the
 I2C channel 2 and the IIC, each with an EEPROM on its bus (the one on
-I2C2 backed by a drive).  Every other run has the SD/MMC hosts' timing
-mode on (timing=board).
+I2C2 backed by a drive), and the EtherAVB's registers with descriptor
+tables and rings in guest RAM whose descriptors point at RAM, at device
+registers and at holes (its NIC is a UDP socket that sends to itself, so
+every frame sent comes back to be received).  Every other run has the
+SD/MMC hosts' timing mode on (timing=board).
 
 Host events come in between, over QMP, as kernel CI causes them: stop and
 cont (a stop drains block I/O, as savevm and quit do), system_reset,
@@ -61,8 +64,9 @@ def soc_windows():
         text = f.read()
     h3 = text[text.index('r8a77951_devs[]'):]
     h3 = h3[:h3.index('};')]
+    # label, base, size, SPI, SPIs in a row, CPG module, uTLB
     row = re.compile(r'\{ "([^"]+)", (0x[0-9a-f]+), 0x[0-9a-f]+, -?\d+, '
-                     r'-?\d+, (-?\d+),')
+                     r'\d+, -?\d+, (-?\d+),')
     return {m[1]: (int(m[2], 16), int(m[3])) for m in row.finditer(h3)}
 
 
@@ -135,6 +139,36 @@ IIC_REGS = {
     0x00: I2C_ADDRS + [0x00, 0x20, 0xff],                           # ICDR
     0x10: [0, 0x42], 0x14: [0, 0x37],
 }
+# The EtherAVB (ravb), with the values Linux's ravb_main.c writes
+AVB = WINDOWS['avb'][0]
+AVB_POOL = 0x4d000000                  # its table, rings and buffers
+AVB_REGS = {
+    0x000: [0x10080, 0x10081, 0x10082, 0x10083, 0, 2, 0xffffffff],  # CCC
+    0x004: None,                                            # DBAT: avb_addr()
+    0x08c: [0, 0x6000], 0x090: [0x1800001f, 0, 0xffffffff],  # APSR, RCR
+    0x300: [0x00112210, 0],                                 # TGC
+    0x304: [0x101, 0x103, 0x102, 0x1, 0x200, 0x300, 0xf, 0],  # TCCR
+    0x358: [0, 0x1ff, 0xffffffff], 0x35c: [0, 0xffffffff, 0x7ff],  # EIC, EIS
+    0x360: [3, 0, 1, 0xffffffff], 0x364: [0x3fffe, 0x3fffd, 0, 0xffffffff],
+    0x370: [0x80000003, 0], 0x374: [0, 0xffffffff],         # RIC2, RIS2
+    0x378: [0x103, 0, 0xffffffff], 0x37c: [0xf0f0e, 0xf0f0d, 0, 0xffffffff],
+    0x380: [0], 0x384: [0x20101, 0],                        # ISS, CIE
+    0x390: [1, 3, 4, 8, 0x100, 0],                          # GCCR
+    0x39c: [0x78313b, 0, 0xffffffff],                       # GTI
+    0x3a0: [0, 999999999, 0xffffffff], 0x3a4: [0, 1], 0x3a8: [0, 0xffff],
+    0x3ac: [0, 5], 0x3b0: [0, 0xffffffff], 0x3b8: [0],
+    0x3cc: [1, 4], 0x3d0: [1, 4],                           # GIE, GID
+    0x460: [1, 2, 3], 0x464: [1, 2, 3], 0x470: [1], 0x474: [1],
+    0x478: [1, 2, 0x100], 0x47c: [1, 2, 0x100],             # TIE, TID
+    0x500: [0x00880062, 0x00880063, 0, 0x20, 0x40, 0xffffffff],  # ECMR
+    0x508: [2052, 0, 60, 0xfff],                            # RFLR
+    0x510: [0x7, 0x1f, 0], 0x518: [0x7, 0],                 # ECSR, ECSIPR
+    0x520: list(range(8)), 0x528: [0],                      # PIR, PSR
+    0x5c0: [0x02112233, 0], 0x5c8: [0x4455, 0xffff],        # MAHR, MALR
+}
+# Descriptor types: frames, links, end of set, empty, and junk
+AVB_DT = [0x70, 0x70, 0x50, 0x40, 0x60, 0x80, 0x90, 0xa0, 0xc0, 0xc0, 0x30,
+          0xf0, 0x00]
 SD_COMMANDS = [0, 2, 3, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 21, 23, 24,
                25, 26, 27, 28, 29, 30, 32, 33, 35, 36, 38, 41, 42, 55, 56]
 
@@ -339,6 +373,39 @@ class Gen:
             self.anyval(8)
         out.append(f'write{width} 0x{base + off:x} 0x{val:x}')
 
+    def avb_addr(self):
+        # The pool (table, rings, buffers), the AVB's own window, another
+        # device, holes
+        return self.pick([AVB_POOL, AVB_POOL + 8 * self.r.randrange(0x400),
+                          AVB_POOL + 20 * self.r.randrange(0x100), AVB,
+                          AVB + 0x500, SDHI[0], RAM, 0x0, 0xfffff000,
+                          self.r.getrandbits(32)])
+
+    def avb_access(self, out):
+        off = self.pick(list(AVB_REGS))
+        if self.r.random() < 0.2:
+            out.append(f'readl 0x{AVB + off:x}')
+            return
+        vals = AVB_REGS[off]
+        if vals is None:
+            val = self.avb_addr()
+        elif self.r.random() < 0.9:
+            val = self.pick(vals)
+        else:
+            val = self.anyval(32)
+        out.append(f'writel 0x{AVB + off:x} 0x{val:x}')
+
+    def avb_desc(self, out):
+        """A descriptor in the pool: a table entry or a TX slot (8 bytes
+        apart) or an RX slot (20 bytes apart), all three overlapping"""
+        stride = self.pick([8, 20])
+        addr = AVB_POOL + stride * self.r.randrange(0x80)
+        ds = self.pick([60, 64, 1514, 2046, 0, 1, 0xfff])
+        dt = self.pick(AVB_DT)
+        desc = ds | dt << 24 | (self.avb_addr() & 0xffffffff) << 32
+        out.append(f'writel 0x{addr:x} 0x{desc & 0xffffffff:x}')
+        out.append(f'writel 0x{addr + 4:x} 0x{desc >> 32:x}')
+
     def ram_write(self, out):
         addr = self.pick([RAM, PT_POOL]) + 8 * self.r.randrange(0x4000)
         out.append(f'writeq 0x{addr:x} 0x{self.anyval(64):x}')
@@ -394,7 +461,8 @@ class Gen:
                    (self.ipmmu_write, 12), (self.page_table, 10),
                    (self.card_init, 1), (self.data_command, 8),
                    (self.ram_write, 3), (self.clock, 10),
-                   (self.i2c_access, 6)]
+                   (self.i2c_access, 6), (self.avb_access, 8),
+                   (self.avb_desc, 4)]
         if self.host_events:
             weights.append((self.host_event, 1))
         funcs = [f for f, _ in weights]
@@ -690,7 +758,13 @@ def new_stats():
             'slowest command': ''}
 
 
-def qemu_args(qemu, imgs, timing=False):
+def free_udp_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def qemu_args(qemu, imgs, avb_port, timing=False):
     machine = 'r8a77951-salvator-xs' + (',timing=board' if timing else '')
     return [qemu, '-M', machine, '-smp', '1', '-m', '256M',
             '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
@@ -707,7 +781,10 @@ def qemu_args(qemu, imgs, timing=False):
             '-drive', f'if=none,id=eeprom,file={imgs["eeprom"]},format=raw',
             '-device', 'at24c-eeprom,bus=i2c2,address=0x50,rom-size=512,'
             'drive=eeprom',
-            '-device', 'at24c-eeprom,bus=i2c-dvfs,address=0x50,rom-size=256']
+            '-device', 'at24c-eeprom,bus=i2c-dvfs,address=0x50,rom-size=256',
+            # The EtherAVB receives what it sends
+            '-nic', f'socket,udp=127.0.0.1:{avb_port},'
+            f'localaddr=127.0.0.1:{avb_port}']
 
 
 # SD_CMD words of block commands (R1, data, read or write; ERASE with R1b);
@@ -794,9 +871,10 @@ def main():
     imgs[2] = os.path.join(work, 'emmc.img')
     imgs['eeprom'] = os.path.join(work, 'eeprom.img')
     make_images(imgs)
-    args = qemu_args(a.qemu, imgs, timing=a.timing)
+    avb_port = free_udp_port()
+    args = qemu_args(a.qemu, imgs, avb_port, timing=a.timing)
     # Every other run with the SD/MMC hosts' timing mode on
-    timed_args = qemu_args(a.qemu, imgs, timing=True)
+    timed_args = qemu_args(a.qemu, imgs, avb_port, timing=True)
     stats = new_stats()
 
     if a.replay:
