@@ -15,6 +15,7 @@ import time
 from qemu_test import LinuxKernelTest
 from test_rcar_gen3 import RCarGen3Base
 from test_rcar_gen3_boards import RCarGen3BoardTests
+from test_rcar_gen3_network import RCarGen3Network
 
 
 class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
@@ -106,6 +107,19 @@ class RCarGen3DefconfigH3eULCB(RCarGen3DefconfigH3):
         errors = self.guest_value('dmesg -r | grep "^<3>" | cut -c4- | '
                                   'tr "\\n" "|"', 'ERRLINES')
         self.log.info('error-level lines: %s', errors)
+
+
+class RCarGen3DefconfigNfsULCB(RCarGen3Network, RCarGen3Base):
+    """KernelCI's baseline-nfs-arm64 on its R-Car board: the defconfig
+    kernel and the upstream DTB of r8a779m1-ulcb, the root file system on
+    NFS over the EtherAVB (test_rcar_gen3_network.py's NFS-root boot)"""
+
+    MACHINE = 'r8a779m1-ulcb'
+    KERNEL = 'Image-defconfig'
+    MEM = '2G'
+    test_generated_dt = None
+    test_upstream_dtb = None
+    test_nfs_root_generated_dt = None
 
 
 if __name__ == '__main__':
