@@ -16,7 +16,9 @@
 #   firmware keeps (H3: 4G gives Linux 3968 MiB);
 # - the kernel needs the board's DTB (--dtb), which qemu-arm64 refuses;
 # - the console is SCIF2, ttySC0; the root file system goes on the eMMC
-#   (mmcblk0 is the eMMC when the SD slots are empty).
+#   (mmcblk0 is the eMMC when the SD slots are empty);
+# - the NIC is the SoC's EtherAVB (model=rcar-avb): a board without PCI
+#   cannot take the virtio NIC that the device template asks for.
 # tuxboot publishes no kernel or rootfs for these boards: pass --kernel,
 # --dtb (arch/arm64/boot/dts/renesas/<board>.dtb of the same tree) and
 # --rootfs, a raw image whose size is a power of 2 (QEMU's eMMC needs it).
@@ -41,6 +43,10 @@ class QemuRCarGen3(QemuDevice):
             )
         # QemuDevice.validate refuses --dtb on every device but qemu-armv5
         super().validate(dtb=None, **kwargs)
+
+    def device_dict(self, context, d_dict_config=None):
+        context.setdefault("model", "model=rcar-avb")
+        return super().device_dict(context, d_dict_config)
 
     def definition(self, **kwargs):
         # The job template appends the partition number to rootfs_dev:

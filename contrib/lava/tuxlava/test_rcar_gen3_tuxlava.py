@@ -153,6 +153,15 @@ def run(args, workdir):
         t.check("console=ttySC0,115200" in append.split('"')[1].split(),
                 f"{name}: console=ttySC0 in kernel args", append)
         t.check("root=/dev/mmcblk0" in append.split(), f"{name}: root=/dev/mmcblk0", append)
+        # tuxlava's jobs say no_network (-nic none); one with a network
+        # gets the board's NIC, not a virtio one it cannot take
+        try:
+            ddict = Device.select(name)().device_dict(dict(ctx, no_network=False))
+            err = None
+        except Exception as exc:  # noqa: BLE001
+            ddict, err = "", f"{type(exc).__name__}: {exc}"
+        t.check("-net nic,model=rcar-avb," in ddict,
+                f"{name}: the device dict's NIC is the EtherAVB", err or ddict[-600:])
         t.check(images.get("dtb", {}).get("image_arg") == "-dtb {dtb}"
                 and images["dtb"].get("url") == dtb,
                 f"{name}: -dtb {{dtb}} with url {dtb}", images.get("dtb"))
