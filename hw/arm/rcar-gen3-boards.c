@@ -74,6 +74,7 @@ typedef struct RCarGen3PhyWiring {
     uint8_t addr;
     unsigned int_bank, int_pin;
     uint32_t max_speed;         /* Mb/s, if the .dts limits it */
+    uint32_t mac_tx_delay_ps;   /* &avb's tx-internal-delay-ps, if set */
 } RCarGen3PhyWiring;
 
 struct RCarGen3MachineClass {
@@ -425,6 +426,10 @@ static void fdt_add_avb_phy(RCarGen3MachineState *m, void *fdt)
     }
     qemu_fdt_setprop_cell(fdt, phy, "phandle", phandle);
     qemu_fdt_setprop_cell(fdt, avb, "phy-handle", phandle);
+    if (mc->phy->mac_tx_delay_ps) {
+        qemu_fdt_setprop_cell(fdt, avb, "tx-internal-delay-ps",
+                              mc->phy->mac_tx_delay_ps);
+    }
     qemu_fdt_setprop_string(fdt, avb, "status", "okay");
 }
 
@@ -879,9 +884,9 @@ static const RCarGen3SlotWiring salvator_xs_slots[] = {
       .has_wp = true, .wp_bank = 4, .wp_pin = 16 },
 };
 
-/* salvator-common.dtsi: &avb's phy0, interrupt on GPIO2 11 */
+/* salvator-common.dtsi: &avb's phy0, interrupt on GPIO2 11; TX delay */
 static const RCarGen3PhyWiring salvator_xs_phy = {
-    .addr = 0, .int_bank = 2, .int_pin = 11,
+    .addr = 0, .int_bank = 2, .int_pin = 11, .mac_tx_delay_ps = 2000,
 };
 
 /* What Salvator-XS is with either SoC (salvator-common.dtsi) */
@@ -907,9 +912,9 @@ static const RCarGen3SlotWiring ulcb_slots[] = {
     { .sdhi = 0, .cd_bank = 3, .cd_pin = 12 },
 };
 
-/* ulcb.dtsi: &avb's phy0, interrupt on GPIO2 11 */
+/* ulcb.dtsi: &avb's phy0, interrupt on GPIO2 11; TX delay */
 static const RCarGen3PhyWiring ulcb_phy = {
-    .addr = 0, .int_bank = 2, .int_pin = 11,
+    .addr = 0, .int_bank = 2, .int_pin = 11, .mac_tx_delay_ps = 2000,
 };
 
 /* What the ULCB starter kit is with any of its SoCs (ulcb.dtsi) */

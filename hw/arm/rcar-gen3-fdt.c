@@ -281,6 +281,11 @@ static void fdt_add_avb(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
     qemu_fdt_setprop_cell(fdt, node, "power-domains", cpg);
     qemu_fdt_setprop_cells(fdt, node, "resets", cpg, d->mstp);
     qemu_fdt_setprop_string(fdt, node, "phy-mode", "rgmii");
+    /* The MAC's RGMII delays (APSR), which the board may change */
+    qemu_fdt_setprop_cell(fdt, node, "rx-internal-delay-ps", 0);
+    if (RCAR_GEN3_SOC_GET_CLASS(s)->avb_has_tx_delay) {
+        qemu_fdt_setprop_cell(fdt, node, "tx-internal-delay-ps", 0);
+    }
     if (ipmmu && d->utlb >= 0) {
         qemu_fdt_setprop_cells(fdt, node, "iommus", ipmmu, d->utlb);
     }

@@ -669,6 +669,7 @@ static void r8a77951_class_init(ObjectClass *oc, const void *data)
     sc->cpg_type = TYPE_RCAR_CPG_R8A77951;
     sc->sysc_type = TYPE_RCAR_SYSC_R8A77951;
     sc->pfc_type = TYPE_RCAR_PFC_R8A77951;
+    sc->avb_has_tx_delay = true;
     RCAR_GEN3_SET_DEVS(sc, r8a77951);
 }
 
@@ -704,6 +705,7 @@ static void r8a77965_class_init(ObjectClass *oc, const void *data)
     sc->cpg_type = TYPE_RCAR_CPG_R8A77965;
     sc->sysc_type = TYPE_RCAR_SYSC_R8A77965;
     sc->pfc_type = TYPE_RCAR_PFC_R8A77965;
+    sc->avb_has_tx_delay = true;
     RCAR_GEN3_SET_DEVS(sc, r8a77965);
 }
 

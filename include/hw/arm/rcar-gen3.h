@@ -81,6 +81,8 @@ struct RCarGen3Class {
     const char *cpg_type;
     const char *sysc_type;
     const char *pfc_type;
+    /* The .dtsi's &avb has tx-internal-delay-ps = <0> (E3's has none) */
+    bool avb_has_tx_delay;
     /* Every window of the SoC (rcar-gen3-memmap-tables.h) */
     const RCarGen3Dev *devs;
     unsigned num_devs;
