@@ -117,48 +117,40 @@ static uint16_t ksz9031_bmsr(KSZ9031PhyState *s)
     return bmsr;
 }
 
-static int ksz9031_mmd_index(KSZ9031PhyState *s, uint16_t *reg)
+/* The MMD that register 13 selects, of ksz9031_mmd_devad[]; -1: none */
+static int ksz9031_selected_mmd(KSZ9031PhyState *s)
 {
     unsigned devad = s->mmd_ctrl & MMD_CTRL_DEVAD_MASK;
 
     for (unsigned i = 0; i < KSZ9031_NUM_MMDS; i++) {
         if (ksz9031_mmd_devad[i] == devad) {
-            if (s->mmd_addr[i] >= KSZ9031_MMD_REGS) {
-                break;
-            }
-            *reg = s->mmd_addr[i];
             return i;
         }
     }
-    qemu_log_mask(LOG_UNIMP, "ksz9031-phy: MMD %u register 0x%x\n", devad,
-                  s->mmd_addr[0]);
     return -1;
 }
 
-/* Register 14 in a data function: the MMD register, then the increment */
+/* Register 14: the selected MMD's address, or its register and increment */
 static uint16_t ksz9031_mmd_data(KSZ9031PhyState *s, bool write,
                                  uint16_t val)
 {
     unsigned func = s->mmd_ctrl >> MMD_CTRL_FUNC_SHIFT;
-    unsigned devad = s->mmd_ctrl & MMD_CTRL_DEVAD_MASK;
-    uint16_t reg = 0;
-    int mmd;
+    int mmd = ksz9031_selected_mmd(s);
+    uint16_t reg;
 
-    if (func == MMD_FUNC_ADDR) {
-        for (unsigned i = 0; i < KSZ9031_NUM_MMDS; i++) {
-            if (ksz9031_mmd_devad[i] == devad) {
-                if (write) {
-                    s->mmd_addr[i] = val;
-                }
-                return s->mmd_addr[i];
-            }
+    if (mmd >= 0 && func == MMD_FUNC_ADDR) {
+        if (write) {
+            s->mmd_addr[mmd] = val;
         }
+        return s->mmd_addr[mmd];
+    }
+    if (mmd < 0 || s->mmd_addr[mmd] >= KSZ9031_MMD_REGS) {
+        qemu_log_mask(LOG_UNIMP, "ksz9031-phy: MMD %u register 0x%x\n",
+                      s->mmd_ctrl & MMD_CTRL_DEVAD_MASK,
+                      mmd < 0 ? 0 : s->mmd_addr[mmd]);
         return 0;
     }
-    mmd = ksz9031_mmd_index(s, &reg);
-    if (mmd < 0) {
-        return 0;
-    }
+    reg = s->mmd_addr[mmd];
     if (write) {
         s->mmd[mmd][reg] = val;
     }

@@ -162,8 +162,6 @@ enum {
 #define TX_RESUME_NS            1000
 /* A full RX queue is looked at again after this long */
 #define RX_RETRY_NS             (1 * SCALE_MS)
-#define MIN_FRAME               60      /* without the FCS */
-#define ETH_HLEN                14
 #define RX_CSUM_LEN             2
 
 /* A descriptor as the DMAC reads it: the common first 8 bytes */
@@ -210,11 +208,10 @@ static void avb_update_irqs(RCarAVBState *s)
                  !!(s->ecsr & s->ecsipr & ECSR_LINE_MASK));
 }
 
-/* gPTP time: ns since the last timer reset plus the offset loaded since */
+/* gPTP time: the virtual clock, moved by the last reset or GTO load */
 static uint64_t avb_gptp_now(RCarAVBState *s)
 {
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - s->gptp_base_ns +
-           s->gptp_offset_ns;
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + s->gptp_delta_ns;
 }
 
 /* GTO2:GTO1 seconds (48 bits), GTO0 nanoseconds */
@@ -240,16 +237,16 @@ static void avb_write_gccr(RCarAVBState *s, uint32_t val)
 {
     switch (FIELD_EX32(val, GCCR, TCR)) {
     case 1:                     /* reset the timer */
-        s->gptp_base_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-        s->gptp_offset_ns = 0;
+        s->gptp_delta_ns = -qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         break;
     case 3:                     /* capture into GCT0-2 */
         avb_gptp_split(avb_gptp_now(s), &s->gct[0], &s->gct[1], &s->gct[2]);
         break;
     }
     if (FIELD_EX32(val, GCCR, LTO)) {
-        s->gptp_offset_ns = avb_gto_ns(s) -
-            (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - s->gptp_base_ns);
+        /* The timer reads GTO now, and counts on from it */
+        s->gptp_delta_ns = avb_gto_ns(s) -
+                           qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     }
     /* LTI, LPTC, LMTT load registers the timer does not use: done */
     s->gccr = val & ~(R_GCCR_TCR_MASK | R_GCCR_LTO_MASK | R_GCCR_LTI_MASK |
@@ -918,10 +915,18 @@ static uint16_t avb_rx_csum(const uint8_t *frame, size_t len)
     uint32_t sum = net_checksum_add(len - ETH_HLEN,
                                     (uint8_t *)frame + ETH_HLEN);
 
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return sum;
+    /* net_checksum_finish() folds the sum and inverts it */
+    return ~net_checksum_finish(sum);
+}
+
+/*
+ * Does queue @q still receive into the descriptor at @addr?  A DMA write
+ * may have reset the AVB (into the CPG) or stopped it (into its own
+ * registers, which the re-entrancy guard refuses, or another master's)
+ */
+static bool avb_rx_slot_held(RCarAVBState *s, unsigned q, uint32_t addr)
+{
+    return avb_rx_ready(s) && s->rx_desc[q] == addr;
 }
 
 /* Hand @frame to queue @q's descriptor @d at s->rx_desc[q] */
@@ -945,8 +950,7 @@ static bool avb_rx_store(RCarAVBState *s, unsigned q, const AVBDesc *d,
                       " cannot be written\n", d->dptr);
         return false;
     }
-    /* Reset (through DMA into the CPG) or stopped by that write? */
-    if (!avb_rx_ready(s) || s->rx_desc[q] != addr) {
+    if (!avb_rx_slot_held(s, q, addr)) {
         return false;
     }
     /* The descriptor type last: the driver reads the rest once it sees it */
@@ -956,9 +960,9 @@ static bool avb_rx_store(RCarAVBState *s, unsigned q, const AVBDesc *d,
     stl_le_p(desc + DESC_DPTR_OFFSET, d->dptr);
     if (dma_memory_write(&s->dma_as, addr, desc, sizeof(desc),
                          MEMTXATTRS_UNSPECIFIED) != MEMTX_OK ||
-        !avb_rx_ready(s) || s->rx_desc[q] != addr ||
+        !avb_rx_slot_held(s, q, addr) ||
         !avb_write_die_dt(s, addr, DT_FSINGLE << 4) ||
-        !avb_rx_ready(s) || s->rx_desc[q] != addr) {
+        !avb_rx_slot_held(s, q, addr)) {
         return false;
     }
     s->rx_desc[q] = addr + RX_DESC_SIZE;
@@ -970,7 +974,7 @@ static ssize_t avb_receive(NetClientState *nc, const uint8_t *buf,
                            size_t size)
 {
     RCarAVBState *s = qemu_get_nic_opaque(nc);
-    size_t len = MAX(size, MIN_FRAME);
+    size_t len = MAX(size, ETH_ZLEN);
     unsigned q;
     AVBDesc d;
 
@@ -1049,8 +1053,7 @@ static void avb_reset_hold(Object *obj, ResetType type)
     s->gccr = s->gti = 0;
     memset(s->gto, 0, sizeof(s->gto));
     memset(s->gct, 0, sizeof(s->gct));
-    s->gptp_base_ns = 0;
-    s->gptp_offset_ns = 0;
+    s->gptp_delta_ns = 0;
     s->ecmr = s->rflr = s->ecsipr = s->pir = s->gecmr = 0;
     s->mdio_phy_out = -1;
     avb_reset_mac_address(s);
@@ -1203,8 +1206,7 @@ static const VMStateDescription vmstate_avb = {
         VMSTATE_UINT32_ARRAY(gct, RCarAVBState, 3),
         VMSTATE_UINT32(gic, RCarAVBState),
         VMSTATE_UINT32(gis, RCarAVBState),
-        VMSTATE_INT64(gptp_base_ns, RCarAVBState),
-        VMSTATE_UINT64(gptp_offset_ns, RCarAVBState),
+        VMSTATE_INT64(gptp_delta_ns, RCarAVBState),
         VMSTATE_STRUCT_ARRAY(ts_fifo, RCarAVBState, RCAR_AVB_TS_FIFO, 1,
                              vmstate_avb_timestamp, RCarAVBTimestamp),
         VMSTATE_UINT32(ts_count, RCarAVBState),

@@ -402,6 +402,18 @@ static void test_tx_rx(void)
 }
 
 /*
+ * Back to config mode and into operation, so that TX queue 0 starts from
+ * the table again (avb_open()'s DBAT), and send what it holds
+ */
+static void restart_tx(AVBTest *t)
+{
+    avb_wr(t, CCC, 0x10081);
+    avb_wr(t, CCC, 0x10082);
+    avb_wr(t, TCCR, 0x101);
+    wait_tx_done(t);
+}
+
+/*
  * The next frame the guest sent on the -nic socket, of @len bytes; its
  * first byte.  The RARP frames that QEMU announces a migrated NIC with
  * (qemu_announce_self()) are not the guest's.
@@ -443,16 +455,10 @@ static void test_bad_chains(void)
     wait_tx_done(&t);
 
     put_desc(&t, TX_RING, 64, DT_FSINGLE, AVB);
-    avb_wr(&t, CCC, 0x10081);
-    avb_wr(&t, CCC, 0x10082);
-    avb_wr(&t, TCCR, 0x101);
-    wait_tx_done(&t);
+    restart_tx(&t);
 
     put_desc(&t, TX_RING, 0xfff, DT_FSINGLE, TX_BUF);
-    avb_wr(&t, CCC, 0x10081);
-    avb_wr(&t, CCC, 0x10082);
-    avb_wr(&t, TCCR, 0x101);
-    wait_tx_done(&t);
+    restart_tx(&t);
     g_assert_cmphex(desc_dt(&t, TX_RING), ==, DT_FEMPTY);
 
     /*
@@ -466,10 +472,7 @@ static void test_bad_chains(void)
     put_desc(&t, RAM + 0x20000 + 8 * 101, 0, 0x60, TX_BUF);
     put_desc(&t, RAM + 0x20000 + 8 * 102, 0, DT_EEMPTY, 0);
     put_desc(&t, TX_RING, 0, DT_LINKFIX, RAM + 0x20000);
-    avb_wr(&t, CCC, 0x10081);
-    avb_wr(&t, CCC, 0x10082);
-    avb_wr(&t, TCCR, 0x101);
-    wait_tx_done(&t);
+    restart_tx(&t);
     for (unsigned i = 0; i <= 101; i++) {
         g_assert_cmphex(desc_dt(&t, RAM + 0x20000 + 8 * i), ==, DT_FEMPTY);
     }

@@ -70,8 +70,7 @@ struct RCarAVBState {
     uint32_t gct[3];
     uint32_t gic;
     uint32_t gis;
-    int64_t gptp_base_ns;       /* virtual clock at the last timer reset */
-    uint64_t gptp_offset_ns;    /* GTO loaded since */
+    int64_t gptp_delta_ns;      /* gPTP time less the virtual clock */
     RCarAVBTimestamp ts_fifo[RCAR_AVB_TS_FIFO];
     uint32_t ts_count;
     /* The descriptor each queue is at (0: not loaded) */

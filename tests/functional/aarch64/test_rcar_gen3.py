@@ -57,7 +57,10 @@ class RCarGen3Base(LinuxKernelTest):
     # set by boot(), or by a test that boots otherwise
     emmc_absent = False
 
-    def boot(self, smp, machine_opts='', mem='1G', extra_args=()):
+    def boot(self, smp, machine_opts='', mem='1G', extra_args=(),
+             with_initrd=True):
+        """Boot the test kernel, with the test initramfs unless the root
+        file system comes from elsewhere (an NFS root)"""
         kernel, initrd = self.guest_files()
         self.emmc_absent = not any(self.is_emmc_arg(arg)
                                    for arg in extra_args)
@@ -66,7 +69,7 @@ class RCarGen3Base(LinuxKernelTest):
             self.vm.add_args('-M', f'{self.MACHINE},{machine_opts}')
         self.vm.add_args('-smp', str(smp), '-m', mem,
                          '-append', self.KERNEL_COMMAND_LINE, *extra_args)
-        self.launch_kernel(kernel, initrd=initrd)
+        self.launch_kernel(kernel, initrd=initrd if with_initrd else None)
         # The first line of the console comes from earlycon
         self.wait_for_console_pattern(
             'earlycon: scif0 at MMIO 0x00000000e6e88000')

@@ -221,12 +221,8 @@ class RCarGen3Network:
         self.KERNEL_COMMAND_LINE = (RCarGen3Base.KERNEL_COMMAND_LINE.replace(
             ' rdinit=/init', '') + ' ' + server.nfsroot())
         dtb = ('-dtb', self.upstream_dtb()) if upstream else ()
-        kernel, _ = self.guest_files()
-        self.set_machine(self.MACHINE)
-        self.vm.add_args('-smp', str(self.CPUS), '-m', self.MEM,
-                         '-append', self.KERNEL_COMMAND_LINE, *dtb,
-                         '-nic', 'user')
-        self.launch_kernel(kernel)
+        self.boot(self.CPUS, mem=self.MEM, extra_args=dtb + ('-nic', 'user'),
+                  with_initrd=False)
         self.wait_for_console_pattern('RCAR-INIT: shell on the console')
         self.check_guest_value('grep " / " /proc/mounts | cut -d" " -f1,3',
                                'ROOT', f'10.0.2.2:{root} nfs')
@@ -234,7 +230,6 @@ class RCarGen3Network:
         sent = self.guest_value('dd if=/dev/urandom bs=64k count=16 '
                                 '2>/dev/null | tee /from-guest | sha256sum | '
                                 'cut -d" " -f1; sync', 'WROTE')
-        self.emmc_absent = True
         self.power_off()
         server.stop()
         with open(os.path.join(root, 'from-guest'), 'rb') as f:
