@@ -19,6 +19,9 @@
 #   virtio-blk                      -M virt, virtio-blk-pci
 #   sdhci-pci / sdhci-pci-bytewise  -M virt, sdhci-pci + sd-card, with the
 #                                   bulk data path and without it
+#   net-rcar-avb / net-virtio       iperf3 over slirp, both directions: the
+#                                   H3's EtherAVB, virtio-net-pci on -M virt
+#                                   (scripts/bench_net.py)
 # Workloads: fio (Debian's arm64 binary) sequential read and write 1 MiB,
 # random read 4 KiB at QD1 (psync) and QD32 (libaio), O_DIRECT, 10 s each;
 # on the eMMC rows also dd oflag=sync of 500 MiB to a file on ext4 and
@@ -46,6 +49,8 @@ import subprocess
 import sys
 import time
 
+from bench_net import (NET_WORKLOADS, IperfServer, net_lines,
+                       net_run_figures, net_rows, net_script)
 from guestvm import (BOARDS, add_qemu_arguments, prepare,
                      process_cpu_seconds, qom_get, run_guest)
 
@@ -145,7 +150,7 @@ class Row:
 
     def __init__(self, name, label, machine, qemu_args, dev, console,
                  sdhi=None, fs=False, bonnie=False, kernel=None,
-                 only_bonnie=False):
+                 only_bonnie=False, net=False):
         self.name, self.label = name, label
         self.machine, self.qemu_args = machine, qemu_args
         self.dev, self.console = dev, console
@@ -154,6 +159,8 @@ class Row:
         self.kernel = kernel
         # Board-timed rows run bonnie++ alone
         self.only_bonnie = only_bonnie
+        # Network rows run iperf3 (bench_net.py), not the disk workloads
+        self.net = net
         self.results = {}
         self.kernel_version = ''
         self.skipped = None
@@ -237,19 +244,33 @@ def rows(args):
                            f'{machine},iommu={iommu},timing=board', args_b,
                            '/dev/mmcblk0', 'ttySC0', sdhi=b.sdhi_qom, fs=True,
                            bonnie=True, only_bonnie=True))
+    out += net_rows(Row, h3)
     for path in (emmc, sd, vblk):
         make_disk(path)
     return out
 
 
 def run_row(args, row):
-    script = (GUEST_SCRIPT.replace('@DEV@', row.dev)
+    if row.net:
+        with IperfServer() as server:
+            run_workloads(args, row, net_script(args, server.port),
+                          append='ip=dhcp')
+        return
+    run_workloads(args, row, disk_script(args, row))
+
+
+def disk_script(args, row):
+    return (GUEST_SCRIPT.replace('@DEV@', row.dev)
               .replace('@RUNTIME@', str(args.runtime))
               .replace('@REPEATS@', str(args.repeats))
               .replace('@FS@', 'yes' if row.fs else '')
               .replace('@FIO@', '' if row.only_bonnie else 'yes')
               .replace('@BONNIE@', 'yes' if row.bonnie and args.bonnie
                        else ''))
+
+
+def run_workloads(args, row, script, append=''):
+    """Boot @row's guest with @script and keep what its marks report"""
     start = {}
 
     def sample(vm):
@@ -273,7 +294,7 @@ def run_row(args, row):
                   flush=True)
 
     run_guest(args, row.machine, row.qemu_args, script, on_mark,
-              console=row.console, kernel=row.kernel)
+              console=row.console, kernel=row.kernel, append=append)
 
 
 def io_delta(res):
@@ -348,6 +369,8 @@ def run_figures(row, name, res):
     """The numbers of one run of a workload, as a dict"""
     if not res or res.get('rc') != '0':
         return None
+    if name.startswith('net-'):
+        return net_run_figures(res)
     secs = float(res['t1']) - float(res['t0'])
     reqs, nbytes = io_delta(res)
     mib = nbytes / MiB
@@ -420,7 +443,7 @@ def write_csv(path, all_rows):
                    ('block output K/s', 'block output CPU%', 'rewrite K/s',
                     'rewrite CPU%', 'block input K/s', 'block input CPU%'))
         for row in all_rows:
-            for name in WORKLOADS:
+            for name in WORKLOADS + NET_WORKLOADS:
                 fig = figures(row, name)
                 if fig is None:
                     continue
@@ -666,6 +689,7 @@ def write_markdown(path, all_rows, args):
     lines += target_lines(by_name)
     lines += board_lines(by_name)
     lines += timed_lines(by_name)
+    lines += net_lines(by_name, figures, spread_cell)
     lines += ['', '## fio and dd', '',
               'Medians of the runs of each row; spread: (max - min) / median '
               'of the MiB/s (IOPS for random reads) over the runs, flagged '
@@ -682,6 +706,8 @@ def write_markdown(path, all_rows, args):
               'commands/request | spread |',
               '|---|---|---|---|---|---|---|---|---|---|']
     for row in all_rows:
+        if row.net:
+            continue            # in the network table
         if row.skipped:
             lines.append(f'| {row.label} | - | skipped: {row.skipped} '
                          '| | | | | | | |')
@@ -852,13 +878,15 @@ def main():
             continue
         print(f'{row.name}: booting', flush=True)
         row.results = {}
+        row.error = None
         row.measured = measured
         try:
             run_row(args, row)
         except (Exception, SystemExit) as e:  # pylint: disable=broad-except
             # Keep what the row measured before it failed (a guest gone
             # before QMP's quit, a timeout); the report says it stopped
-            row.error = f'{type(e).__name__}: {e}'.strip()
+            # (its first line: the report's tables have one per row)
+            row.error = f'{type(e).__name__}: {e}'.strip().splitlines()[0]
             print(f'{row.name}: stopped: {row.error}', flush=True)
         run['elapsed'] = time.monotonic() - started
         with open(saved, 'w') as f:

@@ -22,12 +22,13 @@ HOST_PKGS=(
     qemu-utils gdb-multiarch nfs-ganesha nfs-ganesha-vfs rpcbind
 )
 
-# `make bench` also draws its plot with matplotlib; `make check` runs a
+# `make bench` also draws its plot with matplotlib and serves its network
+# rows with iperf3; `make check` runs a
 # LAVA job with Debian's LAVA dispatcher (lava-run), which needs none of its
 # recommended packages for a QEMU job, but a kernel in /boot: libguestfs
 # boots one to write LAVA's test overlay disk
 case "${1:-}" in
-    --bench) HOST_PKGS+=(python3-matplotlib) ;;
+    --bench) HOST_PKGS+=(python3-matplotlib iperf3) ;;
     # make deb and make check-deb: Debian trixie roots
     --deb) HOST_PKGS+=(debootstrap) ;;
     --lava) HOST_PKGS+=(lava-dispatcher)

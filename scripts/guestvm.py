@@ -88,14 +88,15 @@ def process_cpu_seconds(pid):
 
 
 def run_guest(args, machine, qemu_args, script, on_mark, console='ttySC0',
-              initrd=None, kernel=None):
+              initrd=None, kernel=None, append=''):
     """Boot, run @script, call on_mark(vm, key, value) for every mark,
     return when the script has ended.  @args has qemu, workdir, timeout,
-    verbose, kernel, initrd."""
+    verbose, kernel, initrd; @append is more of the kernel command line."""
     from qemu.machine import QEMUMachine
 
     b64 = base64.b64encode(script.encode()).decode()
-    append = f'console={console},115200 rdinit=/init rcar_script={b64}'
+    append = f'console={console},115200 rdinit=/init {append} ' \
+        f'rcar_script={b64}'
     if len(append) >= COMMAND_LINE_SIZE:
         # Linux would cut it: the script would end half-way
         sys.exit(f'{machine}: the script makes a kernel command line of '

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Build the benchmark initramfs: the test initramfs plus Debian 13's arm64
-# fio, bonnie++, mkfs.ext4 and GNU dd, with exactly the shared libraries they load.
+# fio, bonnie++, mkfs.ext4, GNU dd and iperf3, with exactly the shared libraries they load.
 # Debian's fio depends on Ceph, GlusterFS, RDMA and Python packages; only
 # the ELF dependencies of the binaries are copied, so the image stays small.
 # The result is build/guest/rootfs-bench.cpio.gz.
 . "$(dirname "$0")/common.sh"
 
 # GNU dd for oflag=sync, which busybox's dd lacks
-TOOLS=(fio bonnie++ e2fsprogs coreutils)
-BINARIES=(usr/bin/fio usr/sbin/bonnie++ usr/sbin/mke2fs usr/bin/dd)
+TOOLS=(fio bonnie++ e2fsprogs coreutils iperf3)
+BINARIES=(usr/bin/fio usr/sbin/bonnie++ usr/sbin/mke2fs usr/bin/dd usr/bin/iperf3)
 # Only the tools and the library packages can hold what the binaries load
-KEEP='^(lib.*|zlib1g|fio|bonnie\+\+|e2fsprogs|coreutils)$'
+KEEP='^(lib.*|zlib1g|fio|bonnie\+\+|e2fsprogs|coreutils|iperf3)$'
 SKIP='^(libpython|libperl|libsemanage-common|libaudit-common|libtirpc-common)'
 
 apt_private_update trixie
