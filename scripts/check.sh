@@ -3,7 +3,7 @@
 #   1. QEMU's checkpatch.pl on our C files and patches;
 #   2. the qtests (register level);
 #   3. the functional boot tests;
-#   4. a LAVA job (contrib/lava/) run by lava-run;
+#   4. LAVA jobs (contrib/lava/) run by lava-run;
 #   5. the qtests and a fuzz pass on the ASan + UBSan build.
 # Each suite's TAP output is counted; the last line is "N passed, N failed".
 . "$(dirname "$0")/common.sh"
@@ -254,6 +254,10 @@ run_suite lava timeout 1800 env LAVA_KERNEL="$lava_kernel" \
 #    ... and on r8a779m1-ulcb, the board of KernelCI's R-Car jobs
 run_suite lava-r8a779m1-ulcb timeout 1800 env LAVA_KERNEL="$lava_kernel" \
     LAVA_MACHINE=r8a779m1-ulcb "$TOP/tests/guest/check-lava.sh"
+#    ... and its NFS-root job (deploy to nfs, boot qemu-nfs), as KernelCI's
+#    baseline-nfs, over the EtherAVB
+run_suite lava-nfs-r8a779m1-ulcb timeout 1800 env LAVA_KERNEL="$lava_kernel" \
+    LAVA_MACHINE=r8a779m1-ulcb LAVA_JOB=nfs "$TOP/tests/guest/check-lava.sh"
 
 # 5. The sanitizer build (ASan + UBSan, scripts/build-qemu.sh SANITIZE=1):
 #    our qtests on it (unless everything above already ran on it), then a

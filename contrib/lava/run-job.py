@@ -3,8 +3,12 @@
 # Run a LAVA job on an emulated R-Car Gen3 board with a local LAVA
 # dispatcher (Debian's lava-dispatcher, lava-run), as a LAVA worker would:
 #
-# 1. render the job (jobs/rcar-gen3-emmc.yaml.jinja2) for the machine,
-#    kernel, DTB and ramdisk given;
+# 1. render the job for the machine, kernel, DTB and ramdisk given:
+#    jobs/rcar-gen3-emmc.yaml.jinja2 (--job emmc, from tmpfs, with an
+#    eMMC image), or jobs/rcar-gen3-nfs.yaml.jinja2 (--job nfs: the
+#    ramdisk's files as an NFS root over the EtherAVB, served by Debian's
+#    nfs-ganesha, which this script starts in the worker's place:
+#    tests/functional/aarch64/rcar_gen3_nfs.py);
 # 2. render the device dictionary devices/qemu-<machine>-01.jinja2 with the
 #    job's context, through the device type device-types/qemu-rcar-gen3
 #    .jinja2 and LAVA's own qemu.jinja2 and base.jinja2 (from the
@@ -17,18 +21,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 import argparse
+import gzip
 import hashlib
 import os
 import random
 import signal
 import subprocess
 import sys
+import tarfile
+import tempfile
 
 import jinja2
 import jinja2.sandbox
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The NFS server of the boot tests (nfs-ganesha): the worker's, for --job nfs
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'tests', 'functional',
+                                'aarch64'))
+from rcar_gen3_nfs import NFSServer, NFSServerError  # noqa: E402
 
 # The eMMC of each board: the SDHI it is on and that SDHI's DT node
 BOARDS = {
@@ -40,23 +51,49 @@ BOARDS = {
     'r8a779m1-ulcb': (2, 'ee140000.mmc'),
 }
 
-# The test cases of the job's test shell, which must all be reported
+# The test cases of each job's test shell, which must all be reported
 EXPECTED_CASES = {
-    True: ['emmc-bound', 'emmc-hs400', 'emmc-max-segments',
-           'emmc-iommu-group', 'emmc-odirect-read'],
-    False: ['emmc-bound', 'emmc-hs400', 'emmc-max-segments',
-            'emmc-no-iommu-group', 'emmc-odirect-read'],
+    ('emmc', True): ['emmc-bound', 'emmc-hs400', 'emmc-max-segments',
+                     'emmc-iommu-group', 'emmc-odirect-read'],
+    ('emmc', False): ['emmc-bound', 'emmc-hs400', 'emmc-max-segments',
+                      'emmc-no-iommu-group', 'emmc-odirect-read'],
+    ('nfs', True): ['nfs-root', 'nfs-root-over-ravb', 'nfs-link-up',
+                    'nfs-read', 'nfs-write'],
 }
+EXPECTED_CASES[('nfs', False)] = EXPECTED_CASES[('nfs', True)]
+
+# Where lava-dispatcher extracts an nfsrootfs (lava_common.constants'
+# DISPATCHER_DOWNLOAD_DIR): what a worker's NFS server exports (LAVA's
+# docs: that directory in /etc/exports)
+DISPATCHER_TMP = '/var/lib/lava/dispatcher/tmp'
+# slirp's address of the host, where the guest finds the NFS server
+SLIRP_HOST = '10.0.2.2'
+# The file of the NFS root that the job reads back, and its size
+NFS_BLOB, NFS_BLOB_MIB = '/nfs-blob', 8
 
 
 # The O_DIRECT read of the job: the start of the image, checked by its hash
 READ_MIB = 16
 
 
-def render_job(args, emmc):
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(
+def job_environment():
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(
         os.path.join(HERE, 'jobs')), trim_blocks=True, autoescape=False,
         undefined=jinja2.StrictUndefined)
+
+
+def render_nfs_job(args, rootfs, blob_sha256, nfsroot_args):
+    return job_environment().get_template('rcar-gen3-nfs.yaml.jinja2').render(
+        machine=args.machine,
+        kernel='file://' + os.path.abspath(args.kernel),
+        dtb='file://' + os.path.abspath(args.dtb),
+        nfsrootfs='file://' + rootfs, blob=NFS_BLOB,
+        blob_sha256=blob_sha256, extra_nfsroot_args=nfsroot_args,
+        extra_options=args.extra_option)
+
+
+def render_job(args, emmc):
+    env = job_environment()
     sdhi, node = BOARDS[args.machine]
     return env.get_template('rcar-gen3-emmc.yaml.jinja2').render(
         machine=args.machine, sdhi=sdhi, emmc_node=node,
@@ -91,6 +128,29 @@ def sha256_of_start(path, size):
         return hashlib.sha256(f.read(size)).hexdigest()
 
 
+def make_nfsrootfs(ramdisk, path):
+    """The files of @ramdisk (a gzip-compressed cpio) as the nfsrootfs
+    tarball @path, with /sbin/init (the kernel's first choice on an NFS
+    root: qemu-nfs passes no init=) running the ramdisk's /init, and a
+    file of random bytes to read back.  Returns that file's SHA-256."""
+    blob = random.Random(28).randbytes(NFS_BLOB_MIB << 20)
+    with tempfile.TemporaryDirectory() as root:
+        with gzip.open(ramdisk) as cpio:
+            subprocess.run(['cpio', '-id', '--quiet'], input=cpio.read(),
+                           cwd=root, check=True)
+        os.chmod(root, 0o755)   # the guest's /, not a private directory
+        # (sbin is usr/sbin: the link is absolute)
+        init = os.path.join(root, 'sbin', 'init')
+        if os.path.lexists(init):
+            os.unlink(init)
+        os.symlink('/init', init)
+        with open(os.path.join(root, NFS_BLOB.lstrip('/')), 'wb') as f:
+            f.write(blob)
+        with tarfile.open(path, 'w:gz') as tar:
+            tar.add(root, arcname='.')
+    return hashlib.sha256(blob).hexdigest()
+
+
 def lava_results(log_path):
     """The "results" records of lava-run's log: one YAML flow mapping per
     line ({"dt": ..., "lvl": ..., "msg": ...}), on its standard error"""
@@ -112,6 +172,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--machine', default='r8a77951-salvator-xs',
                         choices=sorted(BOARDS))
+    parser.add_argument('--job', default='emmc', choices=('emmc', 'nfs'),
+                        help='emmc: from tmpfs, the eMMC behind the IPMMU; '
+                        'nfs: the ramdisk\'s files as an NFS root')
     parser.add_argument('--qemu', required=True,
                         help='the qemu-system-aarch64 to run')
     parser.add_argument('--kernel', required=True)
@@ -136,10 +199,39 @@ def main():
         args.extra_option.append(f'-machine {args.machine},iommu=off')
 
     os.makedirs(args.out, exist_ok=True)
-    emmc = os.path.join(os.path.abspath(args.out), 'emmc.img')
-    make_emmc(emmc, args.emmc_mib << 20)
+    out = os.path.abspath(args.out)
+    server = None
+    dispatcher_args = []
+    if args.job == 'nfs':
+        rootfs = os.path.join(out, 'nfsrootfs.tar.gz')
+        blob_sha256 = make_nfsrootfs(args.ramdisk, rootfs)
+        server = NFSServer(out, DISPATCHER_TMP)
+        os.makedirs(DISPATCHER_TMP, exist_ok=True)
+        try:
+            server.start()
+        except NFSServerError as e:
+            sys.exit(f'run-job: {e}')
+        job_yaml = render_nfs_job(args, rootfs, blob_sha256,
+                                  ',' + server.mount_options())
+        # The address qemu-nfs puts in nfsroot=: the host as slirp shows
+        # it (by default the dispatcher's own, which slirp reaches too)
+        dispatcher = os.path.join(out, 'dispatcher.yaml')
+        with open(dispatcher, 'w', encoding='utf-8') as f:
+            yaml.safe_dump({'dispatcher_nfs_ip': SLIRP_HOST}, f)
+        dispatcher_args = ['--dispatcher', dispatcher]
+    else:
+        emmc = os.path.join(out, 'emmc.img')
+        make_emmc(emmc, args.emmc_mib << 20)
+        job_yaml = render_job(args, emmc)
+    try:
+        return run_job(args, job_yaml, dispatcher_args)
+    finally:
+        if server:
+            server.stop()
 
-    job_yaml = render_job(args, emmc)
+
+def run_job(args, job_yaml, dispatcher_args):
+    """Render the device for @job_yaml, lava-run it, print TAP"""
     job = yaml.safe_load(job_yaml)
     device_yaml = render_device(args, job)
     device = yaml.safe_load(device_yaml)
@@ -162,7 +254,7 @@ def main():
     path = bindir + os.pathsep + os.environ['PATH']
     cmd = ['lava-run', '--job-id', '1', '--output-dir',
            os.path.join(args.out, 'output'), '--device', device_path,
-           job_path]
+           *dispatcher_args, job_path]
     if os.geteuid() != 0:
         # lava-run works in /var/lib/lava/dispatcher as root; sudo's
         # secure_path would drop the PATH that picks the QEMU under test
@@ -196,13 +288,14 @@ def main():
             extra = f" ({r['measurement']} {r.get('units', '')})".rstrip()
         print(f"{'ok' if ok else 'not ok'} {n} lava {r.get('definition')}:"
               f"{r.get('case')}{extra}")
+    definition = f'0_rcar-gen3-{args.job}'
     cases = {r.get('case') for r in results
-             if r.get('definition') == '0_rcar-gen3-emmc'}
-    for case in EXPECTED_CASES[args.iommu]:
+             if r.get('definition') == definition}
+    for case in EXPECTED_CASES[(args.job, args.iommu)]:
         if case not in cases:
             n += 1
             failed = True
-            print(f'not ok {n} lava 0_rcar-gen3-emmc:{case} (not reported)')
+            print(f'not ok {n} lava {definition}:{case} (not reported)')
     n += 1
     if rc != 0:
         failed = True

@@ -4,7 +4,9 @@
 # by default, or Image-defconfig), the upstream DTB and the test initramfs
 # deployed to tmpfs and booted by lava-run through LAVA's own qemu device
 # type, on r8a77951-salvator-xs (LAVA_MACHINE= another board of
-# contrib/lava/devices/).  Prints TAP (contrib/lava/run-job.py).
+# contrib/lava/devices/).  LAVA_JOB=nfs runs the NFS-root job instead,
+# whose root is the test initramfs's files.  Prints TAP
+# (contrib/lava/run-job.py).
 #
 # The device-type templates (qemu.jinja2, base.jinja2) are lava-server's,
 # taken from its .deb of the same version as lava-dispatcher without
@@ -30,10 +32,11 @@ fi
 # works, in about a minute.
 export LIBGUESTFS_BACKEND_SETTINGS=${LIBGUESTFS_BACKEND_SETTINGS:-force_tcg}
 
-out=$BUILD/lava/job-${LAVA_MACHINE:-r8a77951-salvator-xs}
+out=$BUILD/lava/job-${LAVA_MACHINE:-r8a77951-salvator-xs}-${LAVA_JOB:-emmc}
 rm -rf "$out"
 exec /usr/bin/python3 "$TOP/contrib/lava/run-job.py" \
     --machine "${LAVA_MACHINE:-r8a77951-salvator-xs}" --qemu "$QEMU" \
+    --job "${LAVA_JOB:-emmc}" \
     --kernel "$GUEST/${LAVA_KERNEL:-Image-4k}" \
     --dtb "$GUEST/dtbs/${LAVA_MACHINE:-r8a77951-salvator-xs}.dtb" \
     --ramdisk "$GUEST/rootfs.cpio.gz" --templates "$templates" --out "$out" \

@@ -23,13 +23,11 @@
 import hashlib
 import http.server
 import os
-import shutil
-import socket
 import subprocess
 import threading
-import time
 
 from qemu_test import LinuxKernelTest
+from rcar_gen3_nfs import NFSServer, NFSServerError
 from test_rcar_gen3 import RCarGen3Base
 
 MiB = 1024 * 1024
@@ -57,84 +55,6 @@ class HostFiles(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
-class NFSServer:
-    """nfs-ganesha exporting @path over NFSv3 and TCP on ports of its own;
-    NFSv3's clients find nothing through rpcbind here (the kernel is told
-    the ports), but ganesha will not start unless it can register"""
-
-    def __init__(self, workdir, path):
-        self.workdir, self.path = workdir, path
-        self.nfs_port, self.mount_port = free_port(), free_port()
-        self.proc = None
-
-    def config(self):
-        return f"""
-NFS_CORE_PARAM {{
-    NFS_Port = {self.nfs_port};
-    MNT_Port = {self.mount_port};
-    NLM_Port = {free_port()};
-    Rquota_Port = {free_port()};
-    Protocols = 3;
-    Enable_NLM = false;
-    Enable_RQUOTA = false;
-}}
-NFSV4 {{ Graceless = true; }}
-EXPORT {{
-    Export_Id = 1;
-    Path = {self.path};
-    Pseudo = /root;
-    Access_Type = RW;
-    Squash = No_Root_Squash;
-    SecType = sys;
-    Protocols = 3;
-    Transports = TCP;
-    FSAL {{ Name = VFS; }}
-}}
-"""
-
-    def start(self, test):
-        for tool in ('ganesha.nfsd', 'rpcbind', 'rpcinfo'):
-            if not shutil.which(tool):
-                test.fail(f'{tool} is missing (scripts/deps.sh installs '
-                          'nfs-ganesha and rpcbind)')
-        if subprocess.run(['rpcinfo', '-p'], capture_output=True).returncode:
-            os.makedirs('/run/rpcbind', exist_ok=True)
-            subprocess.run(['rpcbind', '-w'], check=True)
-        conf = os.path.join(self.workdir, 'ganesha.conf')
-        log = os.path.join(self.workdir, 'ganesha.log')
-        with open(conf, 'w') as f:
-            f.write(self.config())
-        self.proc = subprocess.Popen(
-            ['ganesha.nfsd', '-F', '-f', conf, '-L', log, '-N', 'NIV_EVENT',
-             '-p', os.path.join(self.workdir, 'ganesha.pid')])
-        test.addCleanup(self.stop)
-        for _ in range(300):
-            with open(log, errors='replace') if os.path.exists(log) \
-                    else open(os.devnull) as f:
-                if 'NFS SERVER INITIALIZED' in f.read():
-                    return
-            if self.proc.poll() is not None:
-                test.fail(f'ganesha.nfsd exited: see {log}')
-            time.sleep(0.1)
-        test.fail(f'ganesha.nfsd did not come up: see {log}')
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
-
-    def nfsroot(self):
-        return (f'root=/dev/nfs rw nfsroot=10.0.2.2:{self.path},vers=3,tcp,'
-                f'port={self.nfs_port},mountport={self.mount_port},'
-                'mountproto=tcp,nolock ip=dhcp init=/init')
 
 
 class RCarGen3Network:
@@ -217,9 +137,15 @@ class RCarGen3Network:
         with open(os.path.join(root, 'from-host'), 'wb') as f:
             f.write(from_host)
         server = NFSServer(self.workdir, root)
-        server.start(self)
-        self.KERNEL_COMMAND_LINE = (RCarGen3Base.KERNEL_COMMAND_LINE.replace(
-            ' rdinit=/init', '') + ' ' + server.nfsroot())
+        try:
+            server.start()
+        except NFSServerError as e:
+            self.fail(str(e))
+        self.addCleanup(server.stop)
+        self.KERNEL_COMMAND_LINE = (
+            RCarGen3Base.KERNEL_COMMAND_LINE.replace(' rdinit=/init', '') +
+            f' root=/dev/nfs rw nfsroot=10.0.2.2:{root},'
+            f'{server.mount_options()} ip=dhcp init=/init')
         dtb = ('-dtb', self.upstream_dtb()) if upstream else ()
         self.boot(self.CPUS, mem=self.MEM, extra_args=dtb + ('-nic', 'user'),
                   with_initrd=False)
