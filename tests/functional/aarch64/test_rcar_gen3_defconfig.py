@@ -109,17 +109,36 @@ class RCarGen3DefconfigH3eULCB(RCarGen3DefconfigH3):
         self.log.info('error-level lines: %s', errors)
 
 
-class RCarGen3DefconfigNfsULCB(RCarGen3Network, RCarGen3Base):
-    """KernelCI's baseline-nfs-arm64 on its R-Car board: the defconfig
-    kernel and the upstream DTB of r8a779m1-ulcb, the root file system on
-    NFS over the EtherAVB (test_rcar_gen3_network.py's NFS-root boot)"""
+class RCarGen3DefconfigNfs(RCarGen3Network):
+    """The defconfig kernel and a board's upstream DTB with the root file
+    system on NFS over the EtherAVB: test_rcar_gen3_network.py's NFS-root
+    boot, which KernelCI's baseline-nfs-arm64 needs (not a TestCase
+    itself)"""
 
-    MACHINE = 'r8a779m1-ulcb'
     KERNEL = 'Image-defconfig'
     MEM = '2G'
     test_generated_dt = None
     test_upstream_dtb = None
     test_nfs_root_generated_dt = None
+
+
+class RCarGen3DefconfigNfsULCB(RCarGen3DefconfigNfs, RCarGen3Base):
+    """KernelCI's baseline-nfs-arm64 on its R-Car board, r8a779m1-ulcb"""
+
+    MACHINE = 'r8a779m1-ulcb'
+
+
+class RCarGen3DefconfigNfsH3(RCarGen3DefconfigNfs, RCarGen3Base):
+    MACHINE = 'r8a77951-salvator-xs'
+
+
+class RCarGen3DefconfigNfsM3N(RCarGen3DefconfigNfs, RCarGen3Base):
+    MACHINE = 'r8a77965-salvator-xs'
+
+
+class RCarGen3DefconfigNfsE3(RCarGen3DefconfigNfs, RCarGen3Base):
+    MACHINE = 'r8a77990-ebisu'
+    MEM = '896M'
 
 
 if __name__ == '__main__':
