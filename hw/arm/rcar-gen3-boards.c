@@ -26,7 +26,9 @@
 #include "hw/arm/machines-qom.h"
 #include "hw/arm/rcar-gen3.h"
 #include "hw/boards.h"
+#include "hw/i2c/i2c.h"
 #include "hw/irq.h"
+#include "hw/misc/bd9571mwv.h"
 #include "hw/qdev-properties.h"
 #include "system/block-backend.h"
 #include "system/blockdev.h"
@@ -77,6 +79,23 @@ typedef struct RCarGen3PhyWiring {
     uint32_t mac_tx_delay_ps;   /* &avb's tx-internal-delay-ps, if set */
 } RCarGen3PhyWiring;
 
+/* The IIC for DVFS, as the bus of an RCarGen3I2CDevice */
+#define RCAR_GEN3_BUS_IIC   (-1)
+
+/*
+ * A chip on one of the SoC's I2C buses: @bus is an I2C channel or
+ * RCAR_GEN3_BUS_IIC.  A chip with an interrupt line the model does not
+ * drive has the GPIO it goes to held high (inactive, by the pull-up of
+ * its open-drain line): @has_int, @int_bank, @int_pin.
+ */
+typedef struct RCarGen3I2CDevice {
+    int bus;
+    uint8_t addr;
+    const char *type;
+    bool has_int;
+    unsigned int_bank, int_pin;
+} RCarGen3I2CDevice;
+
 struct RCarGen3MachineClass {
     MachineClass parent_class;
 
@@ -98,6 +117,9 @@ struct RCarGen3MachineClass {
     const RCarGen3SlotWiring *slots;
     unsigned num_slots;
     const RCarGen3PhyWiring *phy;
+    /* The chips on the I2C buses */
+    const RCarGen3I2CDevice *i2c_devs;
+    unsigned num_i2c_devs;
     /* Where RAM goes, in order of filling (the board's .dts) */
     const RCarGen3RamBank *ram_banks;
     unsigned num_ram_banks;
@@ -619,6 +641,27 @@ static void rcar_gen3_wire_phy(RCarGen3MachineState *m)
                          mc->phy->int_pin));
 }
 
+static I2CBus *rcar_gen3_i2c_bus(RCarGen3MachineState *m, int bus)
+{
+    return bus == RCAR_GEN3_BUS_IIC ? m->soc->iic.bus : m->soc->i2c[bus].bus;
+}
+
+static void rcar_gen3_create_i2c_devs(RCarGen3MachineState *m)
+{
+    RCarGen3MachineClass *mc = RCAR_GEN3_MACHINE_GET_CLASS(m);
+
+    for (unsigned i = 0; i < mc->num_i2c_devs; i++) {
+        const RCarGen3I2CDevice *d = &mc->i2c_devs[i];
+
+        i2c_slave_create_simple(rcar_gen3_i2c_bus(m, d->bus), d->type,
+                                d->addr);
+        if (d->has_int) {
+            qemu_irq_raise(qdev_get_gpio_in(
+                DEVICE(&m->soc->gpio[d->int_bank]), d->int_pin));
+        }
+    }
+}
+
 static void *rcar_gen3_get_dtb(const struct arm_boot_info *binfo, int *size)
 {
     RCarGen3MachineState *m = container_of(binfo, RCarGen3MachineState, binfo);
@@ -730,6 +773,12 @@ static void rcar_gen3_board_init(MachineState *ms)
     }
     qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
     assert(mc->phy && mc->phy->int_bank < sc->num_gpio_banks);
+    for (unsigned i = 0; i < mc->num_i2c_devs; i++) {
+        assert(mc->i2c_devs[i].bus == RCAR_GEN3_BUS_IIC ||
+               rcar_gen3_has_i2c(sc, mc->i2c_devs[i].bus));
+        assert(!mc->i2c_devs[i].has_int ||
+               mc->i2c_devs[i].int_bank < sc->num_gpio_banks);
+    }
     rcar_gen3_create_phy(m);
     if (m->timing == RCAR_GEN3_TIMING_BOARD) {
         qdev_prop_set_bit(DEVICE(m->soc), "x-sdhi-timing", true);
@@ -742,6 +791,7 @@ static void rcar_gen3_board_init(MachineState *ms)
     rcar_gen3_attach_cards(m);
     rcar_gen3_wire_slots(m);
     rcar_gen3_wire_phy(m);
+    rcar_gen3_create_i2c_devs(m);
 
     m->binfo = (struct arm_boot_info) {
         .loader_start = m->ram_banks[0].base,
@@ -889,6 +939,15 @@ static const RCarGen3PhyWiring salvator_xs_phy = {
     .addr = 0, .int_bank = 2, .int_pin = 11, .mac_tx_delay_ps = 2000,
 };
 
+/*
+ * salvator-common.dtsi: the PMIC on the IIC for DVFS; the PCA9654 GPIO
+ * expander on I2C4 (a PCA9554 to Linux: gpio-pca953x.c), no interrupt
+ */
+static const RCarGen3I2CDevice salvator_xs_i2c[] = {
+    { .bus = RCAR_GEN3_BUS_IIC, .addr = 0x30, .type = TYPE_BD9571MWV },
+    { .bus = 4, .addr = 0x20, .type = "pca9554" },
+};
+
 /* What Salvator-XS is with either SoC (salvator-common.dtsi) */
 static void salvator_xs_class_init(ObjectClass *oc)
 {
@@ -905,6 +964,8 @@ static void salvator_xs_class_init(ObjectClass *oc)
     rmc->slots = salvator_xs_slots;
     rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
     rmc->phy = &salvator_xs_phy;
+    rmc->i2c_devs = salvator_xs_i2c;
+    rmc->num_i2c_devs = ARRAY_SIZE(salvator_xs_i2c);
 }
 
 /* ulcb.dtsi: &sdhi0 cd-gpios; the slot has no write-protect switch */
@@ -915,6 +976,11 @@ static const RCarGen3SlotWiring ulcb_slots[] = {
 /* ulcb.dtsi: &avb's phy0, interrupt on GPIO2 11; TX delay */
 static const RCarGen3PhyWiring ulcb_phy = {
     .addr = 0, .int_bank = 2, .int_pin = 11, .mac_tx_delay_ps = 2000,
+};
+
+/* ulcb.dtsi: the PMIC on the IIC for DVFS */
+static const RCarGen3I2CDevice ulcb_i2c[] = {
+    { .bus = RCAR_GEN3_BUS_IIC, .addr = 0x30, .type = TYPE_BD9571MWV },
 };
 
 /* What the ULCB starter kit is with any of its SoCs (ulcb.dtsi) */
@@ -932,6 +998,8 @@ static void ulcb_class_init(ObjectClass *oc)
     rmc->slots = ulcb_slots;
     rmc->num_slots = ARRAY_SIZE(ulcb_slots);
     rmc->phy = &ulcb_phy;
+    rmc->i2c_devs = ulcb_i2c;
+    rmc->num_i2c_devs = ARRAY_SIZE(ulcb_i2c);
 }
 
 /*
@@ -1050,6 +1118,16 @@ static const RCarGen3PhyWiring ebisu_phy = {
     .addr = 0, .int_bank = 2, .int_pin = 21, .max_speed = 100,
 };
 
+/*
+ * ebisu.dtsi: the PMIC on the IIC for DVFS; the PCA9654 on I2C0, its
+ * INT_N on GPIO2 22 (level low), which the model never pulls
+ */
+static const RCarGen3I2CDevice ebisu_i2c[] = {
+    { .bus = RCAR_GEN3_BUS_IIC, .addr = 0x30, .type = TYPE_BD9571MWV },
+    { .bus = 0, .addr = 0x20, .type = "pca9554",
+      .has_int = true, .int_bank = 2, .int_pin = 22 },
+};
+
 /* r8a77990-ebisu.dts: 896 MiB */
 static const RCarGen3RamBank ebisu_ram[] = {
     { 0x0048000000, 0x38000000 },
@@ -1077,6 +1155,8 @@ static void ebisu_class_init(ObjectClass *oc, const void *data)
     rmc->slots = ebisu_slots;
     rmc->num_slots = ARRAY_SIZE(ebisu_slots);
     rmc->phy = &ebisu_phy;
+    rmc->i2c_devs = ebisu_i2c;
+    rmc->num_i2c_devs = ARRAY_SIZE(ebisu_i2c);
 }
 
 static const TypeInfo rcar_gen3_machine_types[] = {

@@ -11,7 +11,10 @@
  * without a repeated start, must move the EEPROM's bytes, and a repeated
  * start to another address must reach that address, not the EEPROM.
  * Also: the CPG's module reset, i2c-sh_mobile's atomic (polled) mode, and
- * migration of a byte in the IIC's shift register.
+ * migration of a byte in the IIC's shift register.  And the board's chips:
+ * the BD9571MWV PMIC on the IIC as drivers/mfd/bd9571mwv.c and
+ * drivers/regulator/bd9571mwv-regulator.c use it, and the PCA9654 GPIO
+ * expander as gpio-pca953x.c probes it.
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
@@ -26,7 +29,7 @@
 
 #define MACHINE     "-M r8a77951-salvator-xs -smp 1 -m 1G "
 #define EEPROM_ADDR 0x50
-#define EMPTY_ADDR  0x30        /* the PMIC's address: no PMIC here */
+#define EMPTY_ADDR  0x31        /* no chip of the board answers here */
 #define EEPROM2_ADDR 0x51
 #define EEPROM_AT(bus) \
     "-device at24c-eeprom,bus=" bus ",address=0x50,rom-size=256 "
@@ -833,6 +836,117 @@ static void test_iic_migrate_shift_register(void)
     unlink(stream);
 }
 
+/* The PMIC (bd9571mwv.h in Linux): its address and registers */
+#define PMIC_ADDR           0x30
+#define PMIC_VENDOR_CODE    0x00
+#define PMIC_PRODUCT_CODE   0x01
+#define PMIC_VD18_VID       0x42
+#define PMIC_DVFS_SETVID    0x54
+#define PMIC_DVFS_MONIVDAC  0x55
+#define PMIC_INT_INTREQ     0x90
+#define PMIC_INT_INTMASK    0x91
+
+/* regmap-i2c's single register read: the register, then a repeated start */
+static int pmic_read(QTestState *qts, uint8_t reg, uint8_t *val)
+{
+    Msg msgs[] = {
+        { PMIC_ADDR, false, &reg, 1 },
+        { PMIC_ADDR, true, val, 1 },
+    };
+
+    return iic_xfer(qts, IIC, msgs, 2);
+}
+
+static uint8_t pmic_get(QTestState *qts, uint8_t reg)
+{
+    uint8_t val = 0;
+
+    g_assert_cmpint(pmic_read(qts, reg, &val), ==, 0);
+    return val;
+}
+
+static void pmic_set(QTestState *qts, uint8_t reg, uint8_t val)
+{
+    uint8_t data[] = { reg, val };
+    Msg msg = { PMIC_ADDR, false, data, sizeof(data) };
+
+    g_assert_cmpint(iic_xfer(qts, IIC, &msg, 1), ==, 0);
+}
+
+/*
+ * bd9571mwv_probe(): the product code (0x60, the BD9571MWV: 0x74 would
+ * select the BD9574MWF's tables), bd957x_identify()'s vendor code 0xdb;
+ * regmap-irq masks every interrupt and acknowledges what is pending (INTREQ
+ * is written 1 to clear: nothing was pending).  The DVFS regulator reads
+ * MONIVDAC, 0.83 V at reset (the A57 OPP of the boot clock), and sets
+ * SETVID, which the monitor then reads (selector = mV / 10).
+ */
+static void test_pmic(void)
+{
+    QTestState *qts = boot_iic("");
+    uint8_t reg = PMIC_VENDOR_CODE, two[2];
+    Msg read2[] = {
+        { PMIC_ADDR, false, &reg, 1 },
+        { PMIC_ADDR, true, two, 2 },
+    };
+
+    g_assert_cmphex(pmic_get(qts, PMIC_PRODUCT_CODE), ==, 0x60);
+    g_assert_cmphex(pmic_get(qts, PMIC_VENDOR_CODE), ==, 0xdb);
+    /* The register pointer moves on after each byte */
+    g_assert_cmpint(iic_xfer(qts, IIC, read2, 2), ==, 0);
+    g_assert_cmphex(two[0], ==, 0xdb);
+    g_assert_cmphex(two[1], ==, 0x60);
+    /* The codes are read-only */
+    pmic_set(qts, PMIC_VENDOR_CODE, 0x12);
+    g_assert_cmphex(pmic_get(qts, PMIC_VENDOR_CODE), ==, 0xdb);
+
+    /* regmap_add_irq_chip(): mask all, ack what is pending */
+    pmic_set(qts, PMIC_INT_INTMASK, 0xff);
+    g_assert_cmphex(pmic_get(qts, PMIC_INT_INTMASK), ==, 0xff);
+    g_assert_cmphex(pmic_get(qts, PMIC_INT_INTREQ), ==, 0);
+    pmic_set(qts, PMIC_INT_INTREQ, 0xff);
+    g_assert_cmphex(pmic_get(qts, PMIC_INT_INTREQ), ==, 0);
+
+    /* VD18: 1.625 V + 7 * 25 mV */
+    g_assert_cmphex(pmic_get(qts, PMIC_VD18_VID), ==, 7);
+    g_assert_cmphex(pmic_get(qts, PMIC_DVFS_MONIVDAC), ==, 83);
+    /* bd9571mwv_reg_set_voltage_sel_regmap(): 0.96 V for 1.7 GHz */
+    pmic_set(qts, PMIC_DVFS_SETVID, 96);
+    g_assert_cmphex(pmic_get(qts, PMIC_DVFS_SETVID), ==, 96);
+    g_assert_cmphex(pmic_get(qts, PMIC_DVFS_MONIVDAC), ==, 96);
+    /* The selector has 7 bits */
+    pmic_set(qts, PMIC_DVFS_SETVID, 0x80 | 90);
+    g_assert_cmphex(pmic_get(qts, PMIC_DVFS_MONIVDAC), ==, 90);
+
+    /* A board reset puts the rail back at its boot voltage */
+    qtest_system_reset(qts);
+    g_assert_cmphex(pmic_get(qts, PMIC_DVFS_MONIVDAC), ==, 83);
+    qtest_quit(qts);
+}
+
+/*
+ * pca953x_probe() on Salvator-XS's PCA9654 (I2C4, 0x20): the first access
+ * writes the polarity register; a NACK there is "failed writing register"
+ */
+static void test_gpio_expander(void)
+{
+    QTestState *qts = qtest_init(MACHINE);
+    uint8_t polarity[] = { 2, 0 }, reg = 3, dir = 0;
+    Msg write = { 0x20, false, polarity, sizeof(polarity) };
+    Msg read_dir[] = {
+        { 0x20, false, &reg, 1 },
+        { 0x20, true, &dir, 1 },
+    };
+    uint64_t i2c4 = rcar_gen3_test_base(RCAR_GEN3_H3, RCAR_GEN3_I2C, 4);
+
+    qtest_irq_intercept_out_named(qts, "/machine/soc/i2c4", "sysbus-irq");
+    g_assert_cmpint(rcar_xfer(qts, i2c4, &write, 1), ==, 0);
+    /* pca953x_gpio_get_direction(): all pins inputs at reset */
+    g_assert_cmpint(rcar_xfer(qts, i2c4, read_dir, 2), ==, 0);
+    g_assert_cmphex(dir, ==, 0xff);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -844,6 +958,8 @@ int main(int argc, char **argv)
     qtest_add_func("rcar-iic/eeprom", test_iic_eeprom);
     qtest_add_func("rcar-iic/atomic", test_iic_atomic);
     qtest_add_func("rcar-iic/module-reset", test_iic_module_reset);
+    qtest_add_func("rcar-iic/pmic", test_pmic);
+    qtest_add_func("rcar-i2c/gpio-expander", test_gpio_expander);
     qtest_add_func("rcar-iic/migrate-shift-register",
                    test_iic_migrate_shift_register);
     return g_test_run();

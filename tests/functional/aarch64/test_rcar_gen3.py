@@ -215,6 +215,43 @@ class RCarGen3Base(LinuxKernelTest):
                                    '/sys/kernel/debug/mmc0/ios',
                                    'STILL' + field.split()[0].upper(), value)
 
+    # cpufreq-dt's sysfs for the Cortex-A57 cluster (cpu0's policy)
+    POLICY0 = '/sys/devices/system/cpu/cpufreq/policy0'
+    DVFS_UV = ('cat $(dirname $(grep -lx dvfs /sys/class/regulator/*/name))'
+               '/microvolts')
+
+    def set_a57_khz(self, khz):
+        """With the userspace governor: the A57s' clock after asking for
+        @khz (cpuinfo_cur_freq: the rate the CPG's Z clock runs at), and
+        the PMIC's DVFS rail then (microvolts)"""
+        self.guest_value(f'echo {khz} > {self.POLICY0}/scaling_setspeed; '
+                         'echo set', 'SETSPEED')
+        return (self.guest_int(f'cat {self.POLICY0}/cpuinfo_cur_freq',
+                               'CURKHZ'),
+                self.guest_int(self.DVFS_UV, 'DVFSUV'))
+
+    def check_a57_dvfs(self):
+        """The board's PMIC (BD9571MWV on the IIC) gives cpufreq-dt the
+        A57 cores' supply: the cluster's frequency follows what is asked,
+        and the rail the OPP's voltage (r8a77951.dtsi / r8a77965.dtsi:
+        0.83 V up to 1.5 GHz, 0.90 V at 1.6 GHz)"""
+        self.check_guest_value('dmesg | grep -c -E "bd9571mwv.*(fail|'
+                               'error)|cpufreq.*(fail|error)"', 'DVFSERR',
+                               0)
+        self.check_guest_value(self.DVFS_UV, 'BOOTUV', 830000)
+        self.guest_value(f'echo userspace > {self.POLICY0}/'
+                         'scaling_governor; echo set', 'GOVERNOR')
+        # The Z clock's steps: PLL0 (3 GHz) * (32 - n) / 64
+        khz, uv = self.set_a57_khz(1000000)
+        self.assertLess(abs(khz - 1000000), 20000)
+        self.assertEqual(uv, 830000)
+        khz, uv = self.set_a57_khz(1600000)
+        self.assertLess(abs(khz - 1600000), 20000)
+        self.assertEqual(uv, 900000)
+        khz, uv = self.set_a57_khz(500000)
+        self.assertLess(abs(khz - 500000), 20000)
+        self.assertEqual(uv, 830000)
+
     def power_off(self, check=True):
         """Check the log (check_clean_log()), then power the guest off"""
         if check:

@@ -37,13 +37,6 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
     test_upstream_dtb_iommu_off = None
     test_icount_throttled_read = None
 
-    def check_nothing_deferred(self):
-        """Nothing deferred but cpufreq-dt, which waits for the DVFS
-        regulator of the BD9571MWV PMIC on the IIC bus, not modelled"""
-        self.check_guest_value('grep -c -v "^cpufreq-dt" '
-                               '/sys/kernel/debug/devices_deferred',
-                               'DEFERRED', 0)
-
     def boot_board(self, upstream, iommu, io_size):
         start = time.monotonic()
         super().boot_board(upstream, iommu, io_size)
@@ -53,6 +46,7 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
         self.log.info('guest uptime at the prompt: %d s', uptime)
         if upstream:
             self.check_i2c()
+            self.check_a57_dvfs()
 
     def check_i2c(self):
         """The upstream DTB enables I2C buses and devices on them that are
@@ -89,7 +83,7 @@ class RCarGen3DefconfigH3eULCB(RCarGen3DefconfigH3):
     DTB that KernelCI boots on the real one: its dmesg check (no emerg,
     alert or crit line, check_board()), and bootrr's generic tests, which
     are all that bootrr has for a board without a file of its own: every
-    CPU online, and nothing deferred but what the model lacks"""
+    CPU online, and nothing deferred"""
 
     MACHINE = 'r8a779m1-ulcb'
     SOC = 'r8a779m1 ES3.0'

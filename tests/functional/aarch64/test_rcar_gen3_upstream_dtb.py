@@ -60,6 +60,9 @@ class RCarGen3UpstreamDTB(RCarGen3Base):
         # -smp 2: the DTB's other six CPUs were left out, as firmware does
         self.check_guest_value('dmesg | grep -c "psci: failed"', 'PSCI', 0)
         self.check_guest_value('grep -c ^processor /proc/cpuinfo', 'CPUS', 2)
+        # The PMIC and cpufreq-dt: nothing deferred (above), and the A57s'
+        # clock and supply follow what is asked
+        self.check_a57_dvfs()
         # SDHI0, SDHI2 and SDHI3 in one IOMMU group, behind IPMMU-DS1
         self.check_guest_value('ls -d /sys/kernel/iommu_groups/*/devices/'
                                'ee1[046]0000.mmc | wc -l', 'SDHIS', 3)
