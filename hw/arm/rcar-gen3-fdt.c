@@ -445,6 +445,45 @@ static bool fdt_prune_cpu_map(void *fdt, int node, const uint32_t *gone,
     return left;
 }
 
+static bool phandle_in(uint32_t phandle, const uint32_t *list, unsigned num)
+{
+    for (unsigned i = 0; i < num; i++) {
+        if (list[i] == phandle) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A PMU node (arm,cortex-a5x-pmu) names its cores in interrupt-affinity;
+ * with all of them absent, pmu_parse_irq_affinity() finds a logical CPU
+ * for none of its interrupts and Linux's arm_pmu_device_probe() fails
+ * with "hw perfevents: failed to probe PMU!".  Firmware that starts fewer
+ * cores disables such a node: do the same.
+ */
+static void fdt_disable_orphan_pmus(void *fdt, const uint32_t *gone,
+                                    unsigned num_gone)
+{
+    int node;
+
+    for (node = fdt_next_node(fdt, -1, NULL); node >= 0;
+         node = fdt_next_node(fdt, node, NULL)) {
+        int len;
+        const fdt32_t *cpus = fdt_getprop(fdt, node, "interrupt-affinity",
+                                          &len);
+        bool all_gone = cpus && len >= 4;
+
+        for (int i = 0; all_gone && i < len / 4; i++) {
+            all_gone = phandle_in(fdt32_to_cpu(cpus[i]), gone, num_gone);
+        }
+        if (all_gone) {
+            /* Only this node grows: its offset, and the walk, stay valid */
+            fdt_setprop_string(fdt, node, "status", "disabled");
+        }
+    }
+}
+
 /*
  * A DTB of the user's lists every CPU of the SoC; firmware on the board
  * starts them all.  Mark "fail" the CPU nodes whose MPIDR QEMU did not
@@ -499,6 +538,7 @@ static void fdt_prune_cpus(RCarGen3State *s, void *fdt)
     for (unsigned i = num_gone; i-- > 0;) {
         fdt_setprop_string(fdt, gone_node[i], "status", "fail");
     }
+    fdt_disable_orphan_pmus(fdt, gone, num_gone);
 }
 
 /*

@@ -46,7 +46,17 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
         self.log.info('guest uptime at the prompt: %d s', uptime)
         if upstream:
             self.check_i2c()
+            self.check_pmus()
             self.check_a57_dvfs()
+
+    def check_pmus(self):
+        """-smp 2 starts two cores of one cluster: that cluster's PMU
+        probes, and the other's, all of whose cores are left out, is
+        disabled (rcar-gen3-fdt.c) rather than failing to probe"""
+        self.check_guest_value('dmesg | grep -c "failed to probe PMU"',
+                               'PMUFAIL', 0)
+        self.check_guest_value('dmesg | grep -c "hw perfevents: enabled"',
+                               'PMUS', 1)
 
     def check_i2c(self):
         """The upstream DTB enables I2C buses and devices on them that are

@@ -60,6 +60,12 @@ class RCarGen3UpstreamDTB(RCarGen3Base):
         # -smp 2: the DTB's other six CPUs were left out, as firmware does
         self.check_guest_value('dmesg | grep -c "psci: failed"', 'PSCI', 0)
         self.check_guest_value('grep -c ^processor /proc/cpuinfo', 'CPUS', 2)
+        # ... and the A53 PMU, all of whose cores are left out, disabled as
+        # such firmware does; the A57 PMU, with cores left, stays
+        self.check_guest_value('tr -d "\\0" < /proc/device-tree/pmu_a53/'
+                               'status', 'PMUA53', 'disabled')
+        self.check_guest_value('[ -e /proc/device-tree/pmu_a57/status ] || '
+                               'echo none', 'PMUA57', 'none')
         # The PMIC and cpufreq-dt: nothing deferred (above), and the A57s'
         # clock and supply follow what is asked
         self.check_a57_dvfs()
