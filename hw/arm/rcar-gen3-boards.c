@@ -777,7 +777,9 @@ static void rcar_gen3_board_init(MachineState *ms)
         assert(mc->i2c_devs[i].bus == RCAR_GEN3_BUS_IIC ||
                rcar_gen3_has_i2c(sc, mc->i2c_devs[i].bus));
         assert(!mc->i2c_devs[i].has_int ||
-               mc->i2c_devs[i].int_bank < sc->num_gpio_banks);
+               (mc->i2c_devs[i].int_bank < sc->num_gpio_banks &&
+                mc->i2c_devs[i].int_pin <
+                sc->gpio_pins[mc->i2c_devs[i].int_bank]));
     }
     rcar_gen3_create_phy(m);
     if (m->timing == RCAR_GEN3_TIMING_BOARD) {

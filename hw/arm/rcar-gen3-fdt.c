@@ -456,7 +456,8 @@ static bool phandle_in(uint32_t phandle, const uint32_t *list, unsigned num)
 }
 
 /*
- * A PMU node (arm,cortex-a5x-pmu) names its cores in interrupt-affinity;
+ * A PMU node (arm,cortex-a5x-pmu) names its cores in interrupt-affinity
+ * (the only nodes of the Gen3 .dtsi that do: any such node qualifies);
  * with all of them absent, pmu_parse_irq_affinity() finds a logical CPU
  * for none of its interrupts and Linux's arm_pmu_device_probe() fails
  * with "hw perfevents: failed to probe PMU!".  Firmware that starts fewer
@@ -475,10 +476,16 @@ static void fdt_disable_orphan_pmus(void *fdt, const uint32_t *gone,
         bool all_gone = cpus && len >= 4;
 
         for (int i = 0; all_gone && i < len / 4; i++) {
-            all_gone = phandle_in(fdt32_to_cpu(cpus[i]), gone, num_gone);
+            uint32_t cpu = fdt32_to_cpu(cpus[i]);
+
+            /* (A CPU that no node refers to has phandle 0: no match) */
+            all_gone = cpu && phandle_in(cpu, gone, num_gone);
         }
         if (all_gone) {
-            /* Only this node grows: its offset, and the walk, stay valid */
+            /*
+             * Later nodes move, but the walk resumes from this node's
+             * offset, which does not
+             */
             fdt_setprop_string(fdt, node, "status", "disabled");
         }
     }
@@ -538,7 +545,9 @@ static void fdt_prune_cpus(RCarGen3State *s, void *fdt)
     for (unsigned i = num_gone; i-- > 0;) {
         fdt_setprop_string(fdt, gone_node[i], "status", "fail");
     }
-    fdt_disable_orphan_pmus(fdt, gone, num_gone);
+    if (num_gone) {
+        fdt_disable_orphan_pmus(fdt, gone, num_gone);
+    }
 }
 
 /*

@@ -228,7 +228,10 @@ static const MemoryRegionOps rcar_gpio_ops = {
     .impl.max_access_size = 4,
 };
 
-/* All pins inputs, no interrupt function, everything masked */
+/*
+ * All pins inputs, no interrupt function, everything masked.  The pins'
+ * levels (in_level) are what the board drives: a reset keeps them.
+ */
 static void rcar_gpio_reset_hold(Object *obj, ResetType type)
 {
     RCarGPIOState *s = RCAR_GPIO(obj);

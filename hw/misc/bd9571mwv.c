@@ -19,7 +19,8 @@
  * voltage at once (MONIVDAC follows SETVID).  No interrupt source is
  * modelled (the power-supply monitors, the watchdog and the backup
  * trigger need a model of the board's power), so INT_INTREQ stays 0 and
- * INT_N is not wired.  Reset values the driver does not check follow the
+ * INT_N is not wired.  BKUP_MODE_CNT's P_ALL_OFF, with which the secure
+ * firmware powers the board off, is only stored: QEMU's PSCI does that.  Reset values the driver does not check follow the
  * boards' rails (VD18 1.8 V, VD25 2.5 V, VD33 3.3 V, VD09 0.9 V) and the
  * Cortex-A57 OPP of the boot clock (DVFS 0.83 V, 1.5 GHz).
  *
@@ -30,7 +31,6 @@
 
 #include "qemu/osdep.h"
 #include "hw/misc/bd9571mwv.h"
-#include "hw/resettable.h"
 #include "migration/vmstate.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
@@ -173,7 +173,9 @@ static void bd9571mwv_write(BD9571MWVState *s, uint8_t addr, uint8_t val)
         return;
     case DVFS_SETVID:
         /* The rail settles at once: the monitor reads the new voltage */
-        s->regs[DVFS_MONIVDAC] = val & VID_MASK;
+        s->regs[DVFS_MONIVDAC] = val & r->wmask;
+        break;
+    default:
         break;
     }
     if (val & ~r->wmask) {
@@ -189,7 +191,7 @@ static uint8_t bd9571mwv_recv(I2CSlave *i2c)
     BD9571MWVState *s = BD9571MWV(i2c);
     uint8_t val = bd9571mwv_read(s, s->pointer);
 
-    trace_bd9571mwv_read(i2c->address, s->pointer, val);
+    trace_bd9571mwv_read(DEVICE(i2c)->canonical_path, s->pointer, val);
     s->pointer++;
     return val;
 }
@@ -203,7 +205,7 @@ static int bd9571mwv_send(I2CSlave *i2c, uint8_t data)
         s->pointer_set = true;
         return 0;
     }
-    trace_bd9571mwv_write(i2c->address, s->pointer, data);
+    trace_bd9571mwv_write(DEVICE(i2c)->canonical_path, s->pointer, data);
     bd9571mwv_write(s, s->pointer, data);
     s->pointer++;
     return 0;

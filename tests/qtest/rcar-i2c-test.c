@@ -840,6 +840,8 @@ static void test_iic_migrate_shift_register(void)
 #define PMIC_ADDR           0x30
 #define PMIC_VENDOR_CODE    0x00
 #define PMIC_PRODUCT_CODE   0x01
+#define PMIC_PRODUCT_REV    0x02
+#define PMIC_AVS_VD09_VID0  0x32
 #define PMIC_VD18_VID       0x42
 #define PMIC_DVFS_SETVID    0x54
 #define PMIC_DVFS_MONIVDAC  0x55
@@ -892,15 +894,34 @@ static void test_pmic(void)
 
     g_assert_cmphex(pmic_get(qts, PMIC_PRODUCT_CODE), ==, 0x60);
     g_assert_cmphex(pmic_get(qts, PMIC_VENDOR_CODE), ==, 0xdb);
-    /* The register pointer moves on after each byte */
+    /* The register pointer moves on after each byte... */
     g_assert_cmpint(iic_xfer(qts, IIC, read2, 2), ==, 0);
     g_assert_cmphex(two[0], ==, 0xdb);
     g_assert_cmphex(two[1], ==, 0x60);
+    /* ...and a read without a register goes on from there */
+    two[0] = 0xaa;
+    g_assert_cmpint(iic_xfer(qts, IIC, read2 + 1, 1), ==, 0);
+    g_assert_cmphex(two[0], ==, 0);     /* PRODUCT_REVISION */
+    g_assert_cmphex(pmic_get(qts, PMIC_PRODUCT_REV), ==, two[0]);
+    /* ...in writes too: VD09's AVS VIDs 0 and 1 in one transfer */
+    {
+        uint8_t vids[] = { PMIC_AVS_VD09_VID0, 80, 81 };
+        Msg write = { PMIC_ADDR, false, vids, sizeof(vids) };
+
+        g_assert_cmpint(iic_xfer(qts, IIC, &write, 1), ==, 0);
+        g_assert_cmphex(pmic_get(qts, PMIC_AVS_VD09_VID0), ==, 80);
+        g_assert_cmphex(pmic_get(qts, PMIC_AVS_VD09_VID0 + 1), ==, 81);
+    }
     /* The codes are read-only */
     pmic_set(qts, PMIC_VENDOR_CODE, 0x12);
     g_assert_cmphex(pmic_get(qts, PMIC_VENDOR_CODE), ==, 0xdb);
 
-    /* regmap_add_irq_chip(): mask all, ack what is pending */
+    /*
+     * regmap_add_irq_chip(): mask all, ack what is pending (no interrupt
+     * source is modelled: nothing is, and the ack leaves it so)
+     */
+    pmic_set(qts, PMIC_INT_INTMASK, 0x5a);
+    g_assert_cmphex(pmic_get(qts, PMIC_INT_INTMASK), ==, 0x5a);
     pmic_set(qts, PMIC_INT_INTMASK, 0xff);
     g_assert_cmphex(pmic_get(qts, PMIC_INT_INTMASK), ==, 0xff);
     g_assert_cmphex(pmic_get(qts, PMIC_INT_INTREQ), ==, 0);
@@ -947,6 +968,40 @@ static void test_gpio_expander(void)
     qtest_quit(qts);
 }
 
+#define GPIO_INDT   0x0c
+
+/*
+ * Ebisu's PCA9654 is on I2C0; its INT_N (GPIO2 22, level low to Linux)
+ * reads high, also after a reset, since the model never pulls it.  The
+ * ULCB has no expander: its I2C4 has nothing at 0x20.
+ */
+static void test_gpio_expander_other_boards(void)
+{
+    const RCarGen3TestMachine *e3 = &rcar_gen3_test_machines[2];
+    QTestState *qts = qtest_init("-M r8a77990-ebisu -smp 1 ");
+    uint8_t polarity[] = { 2, 0 };
+    Msg write = { 0x20, false, polarity, sizeof(polarity) };
+    uint64_t gpio2 = rcar_gen3_test_base(e3, RCAR_GEN3_GPIO, 2);
+
+    g_assert_cmpstr(e3->name, ==, "r8a77990-ebisu");
+    qtest_irq_intercept_out_named(qts, "/machine/soc/i2c0", "sysbus-irq");
+    g_assert_cmpint(rcar_xfer(qts, rcar_gen3_test_base(e3, RCAR_GEN3_I2C, 0),
+                              &write, 1), ==, 0);
+    g_assert_cmphex(qtest_readl(qts, gpio2 + GPIO_INDT) & BIT(22), ==,
+                    BIT(22));
+    qtest_system_reset(qts);
+    g_assert_cmphex(qtest_readl(qts, gpio2 + GPIO_INDT) & BIT(22), ==,
+                    BIT(22));
+    qtest_quit(qts);
+
+    qts = qtest_init("-M r8a77951-ulcb -smp 1 -m 1G ");
+    qtest_irq_intercept_out_named(qts, "/machine/soc/i2c4", "sysbus-irq");
+    g_assert_cmpint(rcar_xfer(qts, rcar_gen3_test_base(RCAR_GEN3_H3,
+                                                       RCAR_GEN3_I2C, 4),
+                              &write, 1), ==, -ENXIO);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -960,6 +1015,8 @@ int main(int argc, char **argv)
     qtest_add_func("rcar-iic/module-reset", test_iic_module_reset);
     qtest_add_func("rcar-iic/pmic", test_pmic);
     qtest_add_func("rcar-i2c/gpio-expander", test_gpio_expander);
+    qtest_add_func("rcar-i2c/gpio-expander-other-boards",
+                   test_gpio_expander_other_boards);
     qtest_add_func("rcar-iic/migrate-shift-register",
                    test_iic_migrate_shift_register);
     return g_test_run();
