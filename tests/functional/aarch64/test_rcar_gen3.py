@@ -238,7 +238,8 @@ class RCarGen3Base(LinuxKernelTest):
         self.check_guest_value('dmesg | grep -c -E "bd9571mwv.*(fail|'
                                'error)|cpufreq.*(fail|error)"', 'DVFSERR',
                                0)
-        self.check_guest_value(self.DVFS_UV, 'BOOTUV', 830000)
+        # (What the rail is before this depends on where schedutil has
+        # put the cluster: r8a779m1 runs 1.7 GHz at 0.96 V)
         self.guest_value(f'echo userspace > {self.POLICY0}/'
                          'scaling_governor; echo set', 'GOVERNOR')
         # The Z clock's steps: PLL0 (3 GHz) * (32 - n) / 64
