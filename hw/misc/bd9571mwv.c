@@ -20,9 +20,10 @@
  * modelled (the power-supply monitors, the watchdog and the backup
  * trigger need a model of the board's power), so INT_INTREQ stays 0 and
  * INT_N is not wired.  BKUP_MODE_CNT's P_ALL_OFF, with which the secure
- * firmware powers the board off, is only stored: QEMU's PSCI does that.  Reset values the driver does not check follow the
- * boards' rails (VD18 1.8 V, VD25 2.5 V, VD33 3.3 V, VD09 0.9 V) and the
- * Cortex-A57 OPP of the boot clock (DVFS 0.83 V, 1.5 GHz).
+ * firmware powers the board off, is only stored: QEMU's PSCI does that.
+ * Reset values the driver does not check follow the boards' rails (VD18
+ * 1.8 V, VD25 2.5 V, VD33 3.3 V, VD09 0.9 V) and the Cortex-A57 OPP of
+ * the boot clock (DVFS 0.83 V, 1.5 GHz).
  *
  * Copyright (c) 2026 The R-Car Gen3 QEMU authors
  *
