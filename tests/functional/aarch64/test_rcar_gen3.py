@@ -219,6 +219,8 @@ class RCarGen3Base(LinuxKernelTest):
     POLICY0 = '/sys/devices/system/cpu/cpufreq/policy0'
     DVFS_UV = ('cat $(dirname $(grep -lx dvfs /sys/class/regulator/*/name))'
                '/microvolts')
+    # (kHz, microvolts) of the A57 OPPs check_a57_dvfs() sets, in order
+    A57_OPPS = ((1000000, 830000), (1600000, 900000), (500000, 830000))
 
     def set_a57_khz(self, khz):
         """With the userspace governor: the A57s' clock after asking for
@@ -242,16 +244,12 @@ class RCarGen3Base(LinuxKernelTest):
         # put the cluster: r8a779m1 runs 1.7 GHz at 0.96 V)
         self.guest_value(f'echo userspace > {self.POLICY0}/'
                          'scaling_governor; echo set', 'GOVERNOR')
-        # The Z clock's steps: PLL0 (3 GHz) * (32 - n) / 64
-        khz, uv = self.set_a57_khz(1000000)
-        self.assertLess(abs(khz - 1000000), 20000)
-        self.assertEqual(uv, 830000)
-        khz, uv = self.set_a57_khz(1600000)
-        self.assertLess(abs(khz - 1600000), 20000)
-        self.assertEqual(uv, 900000)
-        khz, uv = self.set_a57_khz(500000)
-        self.assertLess(abs(khz - 500000), 20000)
-        self.assertEqual(uv, 830000)
+        # Up, up, down; the clock within the Z clock's steps, PLL0 (3 GHz)
+        # * (32 - n) / 64
+        for want_khz, want_uv in self.A57_OPPS:
+            khz, uv = self.set_a57_khz(want_khz)
+            self.assertLess(abs(khz - want_khz), 20000)
+            self.assertEqual(uv, want_uv)
 
     def power_off(self, check=True):
         """Check the log (check_clean_log()), then power the guest off"""

@@ -59,9 +59,10 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
                                'PMUS', 1)
 
     def check_i2c(self):
-        """The upstream DTB enables I2C buses and devices on them that are
-        not modelled: each enabled bus has its adapter, and the transfers
-        to the devices ended in a NACK, not in a timeout (i2c-rcar logs
+        """The upstream DTB enables I2C buses and devices on them, most of
+        which the board does not model (it has the PMIC and the GPIO
+        expander): each enabled bus has its adapter, and the transfers to
+        the absent devices ended in a NACK, not in a timeout (i2c-rcar logs
         "error -110" for one; a NACK it does not log).  A read from user
         space (busybox i2ctransfer, through i2c-dev) on every bus gets
         ENXIO."""
