@@ -16,6 +16,7 @@ import logging
 import os
 import random
 import re
+import signal
 import subprocess
 import time
 
@@ -29,6 +30,31 @@ class RCarGen3Base(LinuxKernelTest):
     MACHINE = 'r8a77951-salvator-xs'
     KERNEL = 'Image-4k'
     KERNEL_COMMAND_LINE = 'console=ttySC0,115200 earlycon rdinit=/init'
+
+    # A test still running after this many seconds fails, with the end of
+    # its console in the message: a guest that panics or waits forever
+    # would otherwise hold its whole suite until make check's timeout,
+    # and say nothing of where it stopped
+    DEADLINE = 900
+
+    def setUp(self):
+        super().setUp()
+        signal.signal(signal.SIGALRM, self.deadline_passed)
+        signal.alarm(self.DEADLINE)
+
+    def tearDown(self):
+        signal.alarm(0)
+        super().tearDown()
+
+    def deadline_passed(self, _signum, _frame):
+        tail = ''
+        console = getattr(self, 'console_log_name', None)
+        if console and os.path.exists(console):
+            with open(console, errors='replace') as f:
+                tail = ''.join(f.readlines()[-12:])
+        raise self.failureException(
+            f'{self.id()} did not end within {self.DEADLINE} s; the '
+            f'console last said:\n{tail}')
 
     def guest_files(self):
         guest = os.getenv('RCAR_GUEST_DIR')

@@ -23,11 +23,12 @@
 import hashlib
 import http.server
 import os
+import shutil
 import subprocess
 import threading
 
 from qemu_test import LinuxKernelTest
-from rcar_gen3_nfs import NFSServer, NFSServerError
+from rcar_gen3_nfs import NFSServer, NFSServerError, exportable_dir
 from test_rcar_gen3 import RCarGen3Base
 
 MiB = 1024 * 1024
@@ -128,8 +129,12 @@ class RCarGen3Network:
 
     def nfs_root(self, upstream):
         """Boot with the test initramfs's files as an NFS root"""
-        root = os.path.join(self.workdir, 'nfsroot')
-        os.mkdir(root)
+        try:
+            root = exportable_dir(self.workdir, 'nfsroot')
+        except NFSServerError as e:
+            self.fail(str(e))
+        if not root.startswith(self.workdir):
+            self.addCleanup(shutil.rmtree, root, ignore_errors=True)
         _, initrd = self.guest_files()
         subprocess.run(f'gzip -dc {initrd} | cpio -id --quiet', shell=True,
                        cwd=root, check=True)
