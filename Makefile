@@ -46,7 +46,7 @@ FUZZ_SECONDS ?= 600
 MACHINE ?= r8a77951-salvator-xs
 export MACHINE
 
-.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell record replay check check-kernel-ci bench fuzz export-patches check-series deb check-deb clean
+.PHONY: all deps qemu guest kernel kernel-defconfig initramfs dtbs run shell record replay check check-kernel-ci check-clock bench fuzz export-patches check-series deb check-deb clean
 
 all: qemu guest
 
@@ -89,13 +89,17 @@ record: qemu guest
 replay: qemu
 	@RR=replay scripts/run.sh
 
-check: qemu guest
+# When make check started, before its builds: check.sh reports the whole
+check-clock:
+	@mkdir -p "$${BUILD:-build}" && date +%s > "$${BUILD:-build}/.check-start"
+
+check: check-clock qemu guest
 	@scripts/deps.sh --lava
 	@scripts/check.sh
 
 # make check, plus the defconfig kernel: its boot tests, and the LAVA job
 # with it instead of the test kernel (45 more minutes on 2 cores, cold)
-check-kernel-ci: qemu guest kernel-defconfig
+check-kernel-ci: check-clock qemu guest kernel-defconfig
 	@scripts/deps.sh --lava
 	@KERNEL_CI=1 scripts/check.sh
 

@@ -16,6 +16,8 @@ passed=0 failed=0
 failures=()
 # Test cases per suite, as run: suite -> "cases passed"
 declare -A suite_cases=()
+# Seconds per suite, for the slowest ones in the last lines
+declare -A suite_secs=()
 # The suites that must run, with the fewest cases each may report
 SUITES_LIST=$TOP/tests/suites.list
 
@@ -55,7 +57,8 @@ run_suite() {
     selected "$suite" || return 0
     log "$suite"
     "$@" > "$log" 2> "$LOGDIR/$suite.err" || rc=$?
-    echo "  ($suite: $((SECONDS - start)) s)"
+    suite_secs[$suite]=$((SECONDS - start))
+    echo "  ($suite: ${suite_secs[$suite]} s)"
     count_tap "$suite" "$log"
     if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok' "$log"; then
         echo "  $suite: exited with $rc and no failing test case (see $LOGDIR/$suite.err)"
@@ -280,11 +283,43 @@ run_suite fuzz timeout 1800 /usr/bin/python3 "$TOP/scripts/fuzz.py" --tap \
     --qemu "$QEMU_BUILD_SAN/qemu-system-aarch64" --seed 1 \
     --ops "${FUZZ_CHECK_OPS:-300000}" --out "$LOGDIR/fuzz"
 
+# The failing cases and what their suites said last: CI shows only the
+# end of the output
+failure_reasons() {
+    local suite
+    for suite in $(printf '%s\n' "${failures[@]}" | sort -u); do
+        echo "  $suite:"
+        grep -E '^not ok [0-9]+' "$LOGDIR/$suite.tap" 2>/dev/null | head -8 |
+            sed 's/^/    /' || true
+        grep -E '(Error|error|Exception)\b' "$LOGDIR/$suite.err" 2>/dev/null |
+            grep -v '^Traceback' | tail -4 | cut -c1-240 | sed 's/^/    /' || true
+    done
+}
+
+# Where the time went: the slowest suites, the tests in all, and make
+# check in all (from its start, builds included: Makefile's check-clock)
+timing() {
+    local start total
+    printf '%s\n' "${!suite_secs[@]}" | while read -r suite; do
+        echo "${suite_secs[$suite]} $suite"
+    done | sort -rn | head -6 | awk '{ printf "%s %s s, ", $2, $1 }' |
+        sed 's/, $//; s/^/slowest suites: /'
+    echo
+    total="tests $SECONDS s"
+    start=$(cat "$BUILD/.check-start" 2>/dev/null || true)
+    if [[ $start =~ ^[0-9]+$ ]]; then
+        total+=", make check $(( $(date +%s) - start )) s with its builds"
+    fi
+    echo "time: $total"
+}
+
 check_suite_list
 summary
 echo
+timing
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed suites: $(printf '%s\n' "${failures[@]}" | sort -u | tr '\n' ' ')(logs in $LOGDIR)"
+    failure_reasons
 fi
 if [ -n "${CHECK_ONLY:-}" ]; then
     echo "(a partial run: CHECK_ONLY=$CHECK_ONLY)"
