@@ -48,6 +48,9 @@ KINDS = [
     (r"ipmmu_ds1", "RCAR_GEN3_IPMMU_DS1"),
     (r"avb", "RCAR_GEN3_AVB"),
     (r"sdhi(\d)", "RCAR_GEN3_SDHI"),
+    (r"ohci(\d)", "RCAR_GEN3_OHCI"),
+    (r"ehci(\d)", "RCAR_GEN3_EHCI"),
+    (r"usb2_phy(\d)", "RCAR_GEN3_USB2_PHY"),
 ]
 
 GIC_SPI = 0

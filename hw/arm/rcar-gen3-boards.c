@@ -113,6 +113,12 @@ struct RCarGen3MachineClass {
     int emmc_driver_type;
     /* SDHI channels the board uses (enabled in the device tree) */
     uint32_t sdhi_used;
+    /*
+     * The USB 2.0 channels with a connector on the board: the EHCIs its
+     * .dts enables (the SoC's others stay unimplemented windows, so that
+     * "-device usb-storage" lands on the board's first connector)
+     */
+    uint32_t usb2_used;
     /* Where the SD slots' switches go: cd-gpios, wp-gpios of each SDHI */
     const RCarGen3SlotWiring *slots;
     unsigned num_slots;
@@ -772,6 +778,7 @@ static void rcar_gen3_board_init(MachineState *ms)
         qdev_prop_set_uint8(DEVICE(m->soc), "prr-cut", m->prr_cut);
     }
     qdev_prop_set_bit(DEVICE(m->soc), "iommu", m->iommu);
+    qdev_prop_set_uint32(DEVICE(m->soc), "usb2-channels", mc->usb2_used);
     assert(mc->phy && mc->phy->int_bank < sc->num_gpio_banks);
     for (unsigned i = 0; i < mc->num_i2c_devs; i++) {
         assert(mc->i2c_devs[i].bus == RCAR_GEN3_BUS_IIC ||
@@ -963,6 +970,11 @@ static void salvator_xs_class_init(ObjectClass *oc)
     rmc->emmc_sdhi = 2;
     rmc->emmc_driver_type = 1;
     rmc->sdhi_used = BIT(0) | BIT(2) | BIT(3);
+    /*
+     * USB 2.0 on every channel the SoC has: salvator-common.dtsi enables
+     * 0, 1 and 2 (SOC_HAS_USB2_CH2), salvator-xs.dtsi 3
+     */
+    rmc->usb2_used = BIT(0) | BIT(1) | BIT(2) | BIT(3);
     rmc->slots = salvator_xs_slots;
     rmc->num_slots = ARRAY_SIZE(salvator_xs_slots);
     rmc->phy = &salvator_xs_phy;
@@ -997,6 +1009,7 @@ static void ulcb_class_init(ObjectClass *oc)
     rmc->emmc_sdhi = 2;
     rmc->emmc_driver_type = -1;
     rmc->sdhi_used = BIT(0) | BIT(2);
+    rmc->usb2_used = BIT(1);            /* &ehci1 */
     rmc->slots = ulcb_slots;
     rmc->num_slots = ARRAY_SIZE(ulcb_slots);
     rmc->phy = &ulcb_phy;
@@ -1154,6 +1167,7 @@ static void ebisu_class_init(ObjectClass *oc, const void *data)
     rmc->emmc_sdhi = 3;
     rmc->emmc_driver_type = -1;
     rmc->sdhi_used = BIT(0) | BIT(1) | BIT(3);
+    rmc->usb2_used = BIT(0);            /* &ehci0 */
     rmc->slots = ebisu_slots;
     rmc->num_slots = ARRAY_SIZE(ebisu_slots);
     rmc->phy = &ebisu_phy;

@@ -44,6 +44,9 @@ static const char *const rcar_gen3_node_names[] = {
     [RCAR_GEN3_IPMMU_DS1] = "iommu",
     [RCAR_GEN3_SDHI] = "mmc",
     [RCAR_GEN3_AVB] = "ethernet",
+    [RCAR_GEN3_OHCI] = "usb",
+    [RCAR_GEN3_EHCI] = "usb",
+    [RCAR_GEN3_USB2_PHY] = "usb-phy",
 };
 
 /* include/dt-bindings/clock/renesas-cpg-mssr.h */
@@ -235,6 +238,51 @@ static void fdt_add_sdhi(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
     qemu_fdt_setprop_string(fdt, node, "status", "disabled");
 }
 
+/* The phandles of a USB 2.0 channel's nodes, allocated ahead of them */
+typedef struct RCarGen3USB2Phandles {
+    uint32_t ohci;
+    uint32_t phy;
+} RCarGen3USB2Phandles;
+
+/*
+ * A node of a USB 2.0 channel the board wires: the OHCI and EHCI with
+ * their PHY (phy-rcar-gen3-usb2.c's cells: 1 the OHCI, 2 the EHCI) and
+ * the OHCI as the EHCI's companion, each with the channel's module clock
+ * and reset; no dr_mode, so that every channel is a host.  The PHY of a
+ * host-only channel has no interrupt in the .dtsi.
+ */
+static void fdt_add_usb2(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
+                         uint32_t cpg, const RCarGen3USB2Phandles *ph)
+{
+    g_autofree char *node = NULL;
+
+    switch (d->kind) {
+    case RCAR_GEN3_USB2_PHY:
+        node = fdt_add_dev_node(s, fdt, d, "renesas,rcar-gen3-usb2-phy",
+                                NULL);
+        qemu_fdt_setprop_cell(fdt, node, "#phy-cells", 1);
+        qemu_fdt_setprop_cell(fdt, node, "phandle", ph->phy);
+        break;
+    case RCAR_GEN3_EHCI:
+        node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
+        qemu_fdt_setprop_cells(fdt, node, "phys", ph->phy, 2);
+        qemu_fdt_setprop_string(fdt, node, "phy-names", "usb");
+        qemu_fdt_setprop_cell(fdt, node, "companion", ph->ohci);
+        break;
+    case RCAR_GEN3_OHCI:
+        node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
+        qemu_fdt_setprop_cells(fdt, node, "phys", ph->phy, 1);
+        qemu_fdt_setprop_string(fdt, node, "phy-names", "usb");
+        qemu_fdt_setprop_cell(fdt, node, "phandle", ph->ohci);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+    qemu_fdt_setprop_cells(fdt, node, "clocks", cpg, CPG_MOD, d->mstp);
+    qemu_fdt_setprop_cell(fdt, node, "power-domains", cpg);
+    qemu_fdt_setprop_cells(fdt, node, "resets", cpg, d->mstp);
+}
+
 /*
  * The CPG-MSSR: clocks (<&cpg CPG_MOD n>), resets (<&cpg n>) and the
  * clock domain of its modules; the board gives it its EXTAL and EXTALR
@@ -310,7 +358,14 @@ static void fdt_add_soc_nodes(RCarGen3State *s, void *fdt)
     RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
     uint32_t ipmmu_mm = 0, ipmmu_ds0 = 0, ipmmu_ds1 = 0, gic = 0;
     uint32_t cpg = qemu_fdt_alloc_phandle(fdt);
+    RCarGen3USB2Phandles usb2[RCAR_GEN3_MAX_USB2] = { 0 };
 
+    for (unsigned i = 0; i < RCAR_GEN3_MAX_USB2; i++) {
+        if (rcar_gen3_has_usb2(s, i)) {
+            usb2[i].ohci = qemu_fdt_alloc_phandle(fdt);
+            usb2[i].phy = qemu_fdt_alloc_phandle(fdt);
+        }
+    }
     /* iommu=off: no master goes through it, so the DT has no IPMMU */
     if (s->iommu) {
         ipmmu_mm = qemu_fdt_alloc_phandle(fdt);
@@ -343,6 +398,13 @@ static void fdt_add_soc_nodes(RCarGen3State *s, void *fdt)
             break;
         case RCAR_GEN3_AVB:
             fdt_add_avb(s, fdt, d, cpg, ipmmu_ds0);
+            break;
+        case RCAR_GEN3_OHCI:
+        case RCAR_GEN3_EHCI:
+        case RCAR_GEN3_USB2_PHY:
+            if (rcar_gen3_has_usb2(s, d->index)) {
+                fdt_add_usb2(s, fdt, d, cpg, &usb2[d->index]);
+            }
             break;
         case RCAR_GEN3_IPMMU_DS0:
             if (s->iommu) {

@@ -70,6 +70,12 @@ bool rcar_gen3_has_i2c(const RCarGen3Class *sc, unsigned n)
     return rcar_gen3_dev(sc, RCAR_GEN3_I2C, n) != NULL;
 }
 
+bool rcar_gen3_has_usb2(const RCarGen3State *s, unsigned n)
+{
+    return (s->usb2_channels & BIT(n)) &&
+           rcar_gen3_dev(RCAR_GEN3_SOC_GET_CLASS(s), RCAR_GEN3_EHCI, n);
+}
+
 unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc)
 {
     return sc->cluster_cpus[0] + sc->cluster_cpus[1];
@@ -116,9 +122,16 @@ static void rcar_gen3_map_unimp(const RCarGen3Window *w, int priority)
     sysbus_mmio_map_overlap(SYS_BUS_DEVICE(dev), 0, w->base, priority);
 }
 
+static bool rcar_gen3_is_usb2_kind(RCarGen3DevKind kind)
+{
+    return kind == RCAR_GEN3_OHCI || kind == RCAR_GEN3_EHCI ||
+           kind == RCAR_GEN3_USB2_PHY;
+}
+
 /*
- * The windows that no model answers: those of the table without one, and
- * the virtual GIC interfaces (no virtualization extensions here).
+ * The windows that no model answers: those of the table without one, the
+ * virtual GIC interfaces (no virtualization extensions here) and the USB
+ * 2.0 channels that the board does not wire.
  */
 static void rcar_gen3_map_unimplemented(RCarGen3State *s)
 {
@@ -129,7 +142,9 @@ static void rcar_gen3_map_unimplemented(RCarGen3State *s)
         g_autofree char *name = NULL;
 
         if (d->kind != RCAR_GEN3_UNIMP &&
-            !(d->kind == RCAR_GEN3_GIC && d->index >= RCAR_GEN3_GIC_VIFACE)) {
+            !(d->kind == RCAR_GEN3_GIC && d->index >= RCAR_GEN3_GIC_VIFACE) &&
+            !(rcar_gen3_is_usb2_kind(d->kind) &&
+              !rcar_gen3_has_usb2(s, d->index))) {
             continue;
         }
         name = g_strdup_printf("rcar-gen3.%s", d->name);
@@ -142,6 +157,20 @@ static qemu_irq rcar_gen3_spi(RCarGen3State *s, int spi)
     return qdev_get_gpio_in(DEVICE(&s->gic), spi);
 }
 
+/* Put the MMIO region of @dev at the window of model @kind number @index */
+static const RCarGen3Dev *rcar_gen3_map_mmio(RCarGen3State *s,
+                                             SysBusDevice *dev,
+                                             RCarGen3DevKind kind,
+                                             unsigned index)
+{
+    const RCarGen3Dev *d = rcar_gen3_soc_dev(s, kind, index);
+
+    /* The model decodes the window of the .dtsi, no more, no less */
+    assert(memory_region_size(sysbus_mmio_get_region(dev, 0)) == d->size);
+    sysbus_mmio_map(dev, 0, d->base);
+    return d;
+}
+
 /*
  * Put @dev where the SoC's table has model @kind number @index: its MMIO
  * region at the window, its interrupt on the window's SPI.
@@ -149,11 +178,8 @@ static qemu_irq rcar_gen3_spi(RCarGen3State *s, int spi)
 static void rcar_gen3_map_dev(RCarGen3State *s, SysBusDevice *dev,
                               RCarGen3DevKind kind, unsigned index)
 {
-    const RCarGen3Dev *d = rcar_gen3_soc_dev(s, kind, index);
+    const RCarGen3Dev *d = rcar_gen3_map_mmio(s, dev, kind, index);
 
-    /* The model decodes the window of the .dtsi, no more, no less */
-    assert(memory_region_size(sysbus_mmio_get_region(dev, 0)) == d->size);
-    sysbus_mmio_map(dev, 0, d->base);
     if (d->spi >= 0) {
         sysbus_connect_irq(dev, 0, rcar_gen3_spi(s, d->spi));
     }
@@ -410,6 +436,89 @@ static bool rcar_gen3_realize_sdhi(RCarGen3State *s, Error **errp)
     return true;
 }
 
+/*
+ * The USB 2.0 channels the board wires: an EHCI with its OHCI as the
+ * companion that takes full- and low-speed devices, with two ports (the
+ * channel's connector, and one for the hub that QEMU's USB core puts on a
+ * bus's last free port: see rcar-gen3-ehci-usb), and the channel's PHY
+ * block, whose INT_ENABLE gates both controllers' interrupts onto the
+ * channel's GIC line (the line of the EHCI's node: the .dtsi gives the PHY
+ * of a host-only channel none).  Neither controller masters through an
+ * IPMMU in the .dtsi.  The EHCI's registers fill the first 0x80 bytes of
+ * QEMU's 4 KiB container, whose holes let what is behind them answer: it
+ * is mapped below the PHY block that follows its 0x100-byte window.
+ * Created here, as the board's "usb2-channels" says which, from the
+ * highest channel down: "-device usb-..." without a bus takes the first
+ * USB bus of the main bus's children, the device realized last, which
+ * is then the board's first connector (its buses are "usb-bus.N" in
+ * realize order, so from the highest channel).
+ */
+static bool rcar_gen3_realize_usb2(RCarGen3State *s, Error **errp)
+{
+    RCarGen3Class *sc = RCAR_GEN3_SOC_GET_CLASS(s);
+
+    for (int i = RCAR_GEN3_MAX_USB2 - 1; i >= 0; i--) {
+        const RCarGen3Dev *d = rcar_gen3_dev(sc, RCAR_GEN3_EHCI, i);
+        RCarGen3USB2 *usb = &s->usb2[i];
+        g_autofree char *ehci_name = g_strdup_printf("ehci%d", i);
+        g_autofree char *ohci_name = g_strdup_printf("ohci%d", i);
+        g_autofree char *phy_name = g_strdup_printf("usb2-phy%d", i);
+        SysBusDevice *ehci, *ohci, *phy;
+
+        if (!rcar_gen3_has_usb2(s, i)) {
+            continue;           /* an unimplemented window */
+        }
+        object_initialize_child(OBJECT(s), phy_name, &usb->phy,
+                                TYPE_RCAR_USB2_PHY);
+        object_initialize_child(OBJECT(s), ehci_name, &usb->ehci,
+                                TYPE_RCAR_GEN3_EHCI);
+        object_initialize_child(OBJECT(s), ohci_name, &usb->ohci,
+                                TYPE_SYSBUS_OHCI);
+        phy = SYS_BUS_DEVICE(&usb->phy);
+        ehci = SYS_BUS_DEVICE(&usb->ehci);
+        ohci = SYS_BUS_DEVICE(&usb->ohci);
+
+        if (!sysbus_realize(phy, errp)) {
+            return false;
+        }
+        rcar_gen3_map_mmio(s, phy, RCAR_GEN3_USB2_PHY, i);
+        sysbus_connect_irq(phy, 0, rcar_gen3_spi(s, d->spi));
+
+        if (!sysbus_realize(ehci, errp)) {
+            return false;
+        }
+        sysbus_mmio_map_overlap(ehci, 0, d->base, -1);
+        sysbus_connect_irq(ehci, 0,
+                           qdev_get_gpio_in_named(DEVICE(phy), "host-irq",
+                                                  RCAR_USB2_PHY_IN_EHCI));
+
+        qdev_prop_set_string(DEVICE(ohci), "masterbus",
+                             usb->ehci.ehci.bus.qbus.name);
+        qdev_prop_set_uint32(DEVICE(ohci), "num-ports",
+                             usb->ehci.ehci.portnr);
+        if (!sysbus_realize(ohci, errp)) {
+            return false;
+        }
+        rcar_gen3_map_mmio(s, ohci, RCAR_GEN3_OHCI, i);
+        sysbus_connect_irq(ohci, 0,
+                           qdev_get_gpio_in_named(DEVICE(phy), "host-irq",
+                                                  RCAR_USB2_PHY_IN_OHCI));
+    }
+    return true;
+}
+
+/* The CPG's reset of a USB 2.0 channel: its host controllers and PHY */
+static void rcar_gen3_reset_usb2(void *opaque, int n, int level)
+{
+    RCarGen3USB2 *usb = opaque;
+
+    if (level) {
+        device_cold_reset(DEVICE(&usb->ohci));
+        device_cold_reset(DEVICE(&usb->ehci));
+        device_cold_reset(DEVICE(&usb->phy));
+    }
+}
+
 /* A module reset from the CPG for a device without an input of its own */
 static void rcar_gen3_reset_device(void *opaque, int n, int level)
 {
@@ -466,6 +575,12 @@ static void rcar_gen3_wire_module_resets(RCarGen3State *s)
     }
     rcar_gen3_connect_module_reset(s, RCAR_GEN3_IIC, 0,
         qdev_get_gpio_in_named(DEVICE(&s->iic), "module-reset", 0));
+    for (unsigned i = 0; i < RCAR_GEN3_MAX_USB2; i++) {
+        if (rcar_gen3_has_usb2(s, i)) {
+            rcar_gen3_connect_module_reset(s, RCAR_GEN3_EHCI, i,
+                qemu_allocate_irq(rcar_gen3_reset_usb2, &s->usb2[i], 0));
+        }
+    }
 }
 
 static bool rcar_gen3_realize_clocks_and_power(RCarGen3State *s,
@@ -560,7 +675,6 @@ static void rcar_gen3_init(Object *obj)
     object_initialize_child(obj, "ipmmu-ds0", &s->ipmmu_ds0, TYPE_RCAR_IPMMU);
     object_initialize_child(obj, "ipmmu-ds1", &s->ipmmu_ds1, TYPE_RCAR_IPMMU);
     object_initialize_child(obj, "avb", &s->avb, TYPE_RCAR_AVB);
-
     s->prr_cut = sc->prr_cut;
     s->cntfrq = sc->cntfrq;
 }
@@ -599,7 +713,8 @@ static void rcar_gen3_realize(DeviceState *dev, Error **errp)
         !rcar_gen3_realize_scif2(s, errp) ||
         !rcar_gen3_realize_ipmmu(s, errp) ||
         !rcar_gen3_realize_sdhi(s, errp) ||
-        !rcar_gen3_realize_avb(s, errp)) {
+        !rcar_gen3_realize_avb(s, errp) ||
+        !rcar_gen3_realize_usb2(s, errp)) {
         return;
     }
     rcar_gen3_wire_module_resets(s);
@@ -616,6 +731,9 @@ static const Property rcar_gen3_properties[] = {
     DEFINE_PROP_UINT32("modemr", RCarGen3State, modemr, 0),
     DEFINE_PROP_UINT64("cntfrq", RCarGen3State, cntfrq, 0),
     DEFINE_PROP_BOOL("iommu", RCarGen3State, iommu, true),
+    /* The USB 2.0 channels the board wires (rcar_gen3_realize_usb2()) */
+    DEFINE_PROP_UINT32("usb2-channels", RCarGen3State, usb2_channels,
+                       MAKE_64BIT_MASK(0, RCAR_GEN3_MAX_USB2)),
     /* The SD/MMC hosts' timing mode (renesas_sdhi.c x-timing) */
     DEFINE_PROP_BOOL("x-sdhi-timing", RCarGen3State, sdhi_timing, false),
 };

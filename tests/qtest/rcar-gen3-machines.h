@@ -29,6 +29,8 @@ typedef struct RCarGen3TestMachine {
     unsigned cpus;              /* CPUs of the board's .dts */
     /* The core types of the SoC's .dtsi, cluster 0 first */
     const char *cores[3];
+    /* The USB 2.0 channels whose EHCI the board's .dts enables */
+    uint8_t usb2_mask;
     /*
      * The board's DRAM, in MiB: the .dts's memory nodes plus the 128 MiB
      * at 0x40000000 that the secure firmware keeps for itself
@@ -43,6 +45,7 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
         .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
         .cores = { "cortex-a57", "cortex-a53" },
+        .usb2_mask = 0xf,
         /* 896 MiB at 0x48000000 and 3x 1 GiB above 4 GiB */
         .dram_mib = 4096,
     }, {
@@ -51,6 +54,7 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .devs = r8a77965_devs, .num_devs = ARRAY_SIZE(r8a77965_devs),
         .prr = 0x00005500, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 2,
         .cores = { "cortex-a57" },
+        .usb2_mask = 0x3,
         /* 1920 MiB at 0x48000000 */
         .dram_mib = 2048,
     }, {
@@ -59,6 +63,7 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .devs = r8a77990_devs, .num_devs = ARRAY_SIZE(r8a77990_devs),
         .prr = 0x00005701, .sdhi_mask = 0xb, .emmc_sdhi = 3, .cpus = 2,
         .cores = { "cortex-a53" },
+        .usb2_mask = 0x1,
         /* 896 MiB at 0x48000000 */
         .dram_mib = 1024,
     }, {
@@ -67,6 +72,7 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
         .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
         .cores = { "cortex-a57", "cortex-a53" },
+        .usb2_mask = 0x2,
         .dram_mib = 4096,
     }, {
         /* r8a779m1.dtsi includes r8a77951.dtsi: an H3 to renesas-soc.c */
@@ -74,12 +80,14 @@ static const RCarGen3TestMachine rcar_gen3_test_machines[] = {
         .devs = r8a77951_devs, .num_devs = ARRAY_SIZE(r8a77951_devs),
         .prr = 0x00004f20, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 8,
         .cores = { "cortex-a57", "cortex-a53" },
+        .usb2_mask = 0x2,
         .dram_mib = 4096,
     }, {
         .name = "r8a77965-ulcb", .soc = "r8a77965",
         .devs = r8a77965_devs, .num_devs = ARRAY_SIZE(r8a77965_devs),
         .prr = 0x00005500, .sdhi_mask = 0xf, .emmc_sdhi = 2, .cpus = 2,
         .cores = { "cortex-a57" },
+        .usb2_mask = 0x2,
         .dram_mib = 2048,
     },
 };

@@ -36,6 +36,9 @@ typedef enum RCarGen3DevKind {
     RCAR_GEN3_IPMMU_DS1,
     RCAR_GEN3_SDHI,             /* index: the channel */
     RCAR_GEN3_AVB,
+    RCAR_GEN3_OHCI,             /* index: the USB 2.0 channel */
+    RCAR_GEN3_EHCI,             /* index: the USB 2.0 channel */
+    RCAR_GEN3_USB2_PHY,         /* index: the USB 2.0 channel */
 } RCarGen3DevKind;
 
 /* The windows of the GIC-400 node, in "reg" order */

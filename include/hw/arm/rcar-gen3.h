@@ -26,6 +26,9 @@
 #include "hw/or-irq.h"
 #include "hw/sd/renesas_sdhi.h"
 #include "hw/sysbus.h"
+#include "hw/usb/hcd-ehci.h"
+#include "hw/usb/hcd-ohci.h"
+#include "hw/usb/rcar_usb2_phy.h"
 #include "qom/object.h"
 
 #define TYPE_RCAR_GEN3_SOC "rcar-gen3-soc"
@@ -55,6 +58,7 @@ OBJECT_DECLARE_TYPE(RCarGen3State, RCarGen3Class, RCAR_GEN3_SOC)
 #define RCAR_GEN3_MAX_SOC_COMPATS   2
 /* I2C channels 0-7; a SoC has those its table lists (H3, M3-N: 0-6) */
 #define RCAR_GEN3_MAX_I2C           8
+#define RCAR_GEN3_MAX_USB2          4
 /* GICC: each of its two 4 KiB pages repeated over 64 KiB (GIC-400 on AXI) */
 #define RCAR_GEN3_GICC_PAGES        2
 #define RCAR_GEN3_GIC_PAGE_ALIASES  16
@@ -91,6 +95,13 @@ struct RCarGen3Class {
     const uint8_t *gpio_pins;
 };
 
+/* A USB 2.0 channel (rcar_gen3_realize_usb2()) */
+typedef struct RCarGen3USB2 {
+    EHCISysBusState ehci;
+    OHCISysBusState ohci;
+    RCarUSB2PhyState phy;
+} RCarGen3USB2;
+
 struct RCarGen3State {
     SysBusDevice parent_obj;
 
@@ -113,6 +124,7 @@ struct RCarGen3State {
     RCarIPMMUState ipmmu_ds0;
     RCarIPMMUState ipmmu_ds1;
     RCarAVBState avb;
+    RCarGen3USB2 usb2[RCAR_GEN3_MAX_USB2];
 
     /* Properties */
     uint32_t num_cpus;
@@ -120,6 +132,7 @@ struct RCarGen3State {
     uint32_t modemr;
     uint64_t cntfrq;
     bool iommu;                 /* SDHI and AVB DMA through the IPMMU */
+    uint32_t usb2_channels;     /* the USB 2.0 channels the board wires */
     bool sdhi_timing;           /* SDHI transfers take the bus's time */
 };
 
@@ -132,6 +145,9 @@ bool rcar_gen3_has_sdhi(const RCarGen3Class *sc, unsigned n);
 
 /* Does SoC class @sc have I2C channel @n? */
 bool rcar_gen3_has_i2c(const RCarGen3Class *sc, unsigned n);
+
+/* Whether USB 2.0 channel @n is on the SoC and wired by the board */
+bool rcar_gen3_has_usb2(const RCarGen3State *s, unsigned n);
 
 /* The number of CPUs of SoC class @sc */
 unsigned rcar_gen3_num_cpus(const RCarGen3Class *sc);
