@@ -16,6 +16,7 @@ from qemu_test import LinuxKernelTest
 from test_rcar_gen3 import RCarGen3Base
 from test_rcar_gen3_boards import RCarGen3BoardTests
 from test_rcar_gen3_network import RCarGen3Network
+from test_rcar_gen3_usb import RCarGen3USB
 
 
 class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
@@ -81,10 +82,9 @@ class RCarGen3DefconfigH3(RCarGen3BoardTests, RCarGen3Base):
 
     # The error-level lines a defconfig kernel logs on the upstream DTB
     # that are the devices not modelled yet, each with its reason in the
-    # docs ("Limitations"): the USB 2.0 and 3.0 hosts, the SYS-DMAC and
-    # audio-DMAC instances
-    UNMODELLED_ERRORS = (r'(ehci|ohci)-platform [0-9a-f]+\.usb: |'
-                         r'xhci-renesas-hcd [0-9a-f]+\.usb: |'
+    # docs ("Limitations"): the USB 3.0 host, the SYS-DMAC and audio-DMAC
+    # instances
+    UNMODELLED_ERRORS = (r'xhci-renesas-hcd [0-9a-f]+\.usb: |'
                          r'rcar-dmac [0-9a-f]+\.dma-controller: ')
 
     def check_error_lines(self):
@@ -158,6 +158,29 @@ class RCarGen3DefconfigNfsM3N(RCarGen3DefconfigNfs, RCarGen3Base):
 class RCarGen3DefconfigNfsE3(RCarGen3DefconfigNfs, RCarGen3Base):
     MACHINE = 'r8a77990-ebisu'
     MEM = '896M'
+
+
+class RCarGen3DefconfigUSB(RCarGen3USB):
+    """The defconfig kernel and a board's upstream DTB with a USB stick
+    and keyboard: test_rcar_gen3_usb.py's boot; the error-level lines
+    allowed are those of the devices not modelled (not a TestCase)"""
+
+    KERNEL = 'Image-defconfig'
+    MEM = '2G'
+    ALLOWED_ERRORS = RCarGen3DefconfigH3.UNMODELLED_ERRORS
+    test_generated_dt = None
+
+
+class RCarGen3DefconfigUSBH3(RCarGen3DefconfigUSB, RCarGen3Base):
+    MACHINE = 'r8a77951-salvator-xs'
+    OHCI = 'ee080000'
+    EHCI = 'ee080100'
+
+
+class RCarGen3DefconfigUSBULCB(RCarGen3DefconfigUSB, RCarGen3Base):
+    MACHINE = 'r8a779m1-ulcb'
+    OHCI = 'ee0a0000'
+    EHCI = 'ee0a0100'
 
 
 if __name__ == '__main__':
