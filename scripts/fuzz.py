@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz the R-Car Gen3 SDHI, its DMAC and SCC, the IPMMU, the I2C
-controllers and the EtherAVB over qtest, with host events in between.
+controllers, the EtherAVB and USB 2.0 over qtest, with host events in
+between.
 
 Each run starts one qemu-system-aarch64 (-accel qtest, SD cards on SDHI0,
 SDHI1 and SDHI3, an eMMC with boot partitions on SDHI2, SDHI3's drive
@@ -15,7 +16,9 @@ I2C channel 2 and the IIC, each with an EEPROM on its bus (the one on
 I2C2 backed by a drive), and the EtherAVB's registers with descriptor
 tables and rings in guest RAM whose descriptors point at RAM, at device
 registers and at holes (its NIC is a UDP socket that sends to itself, so
-every frame sent comes back to be received).  Every other run has the
+every frame sent comes back to be received), and USB 2.0 channel 0's
+EHCI, OHCI and PHY block with their lists and descriptors in guest RAM
+(a USB stick and a keyboard plugged in).  Every other run has the
 SD/MMC hosts' timing mode on (timing=board).
 
 Host events come in between, over QMP, as kernel CI causes them: stop and
@@ -169,6 +172,40 @@ AVB_REGS = {
 # Descriptor types: frames, links, end of set, empty, and junk
 AVB_DT = [0x70, 0x70, 0x50, 0x40, 0x60, 0x80, 0x90, 0xa0, 0xc0, 0xc0, 0x30,
           0xf0, 0x00]
+# USB 2.0 channel 0: the EHCI (operational registers from 0x10), its
+# companion OHCI and the PHY block, with a stick and a keyboard plugged
+# in; the values are those of ehci-hcd.c, ohci-hcd.c and
+# phy-rcar-gen3-usb2.c, and addresses from usb_addr()
+EHCI = WINDOWS['ehci0'][0]
+OHCI = WINDOWS['ohci0'][0]
+USB2_PHY = WINDOWS['usb2_phy0'][0]
+USB_POOL = 0x4e000000                  # QHs, qTDs, EDs, TDs, HCCA, data
+EHCI_REGS = {
+    0x10: [0x10021, 0x10031, 0x10001, 0x2, 0, 0xffffffff],  # USBCMD
+    0x14: [0x3f, 0xffffffff], 0x18: [0x37, 0, 0xffffffff],  # USBSTS, INTR
+    0x1c: [0, 0x3fff], 0x20: [0],                           # FRINDEX
+    0x24: None, 0x28: None,                 # PERIODICLISTBASE, ASYNCLIST
+    0x50: [1, 0],                                           # CONFIGFLAG
+    0x54: [0x1000, 0x1100, 0x1004, 0x3000, 0x102a, 0, 0xffffffff],
+    0x58: [0x1000, 0x1100, 0x3000, 0xffffffff],             # PORTSC 1, 2
+}
+OHCI_REGS = {
+    0x04: [0x83, 0xb3, 0xbf, 0xc0, 0, 0xffffffff],          # HcControl
+    0x08: [1, 2, 4, 8],                                     # CommandStatus
+    0x0c: [0x7f, 0xffffffff], 0x10: [0x8000005b, 0x80000002],
+    0x14: [0x80000000, 0xffffffff],                 # InterruptDisable
+    0x18: None, 0x20: None, 0x24: None, 0x28: None, 0x2c: None,  # HCCA...
+    0x34: [0x27782edf, 0xa7782edf, 0], 0x40: [0x2a2f, 0],   # FmInterval
+    0x50: [0x10000, 0x8000, 0x20000],                       # RhStatus
+    0x54: [0x2, 0x10, 0x100, 0x1f0000, 0x1], 0x58: [0x2, 0x10, 0x100],
+}
+USB2_PHY_REGS = {
+    0x000: [0xe, 0x8, 0x2, 0x4, 0xffffffff], 0x008: [2, 0, 3],
+    0x00c: [2, 0, 4], 0x10c: [0x014e029b], 0x110: [0x000209ab],
+    0x600: [0x80000000, 0], 0x604: [0xffffffff], 0x608: [0x1800, 0],
+    0x60c: [0x100, 0x1, 0x10000], 0x610: [0xb0000, 0x40, 0],
+    0x630: [0x20, 0x10, 0x30, 0xffffffff],
+}
 SD_COMMANDS = [0, 2, 3, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 21, 23, 24,
                25, 26, 27, 28, 29, 30, 32, 33, 35, 36, 38, 41, 42, 55, 56]
 
@@ -395,6 +432,37 @@ class Gen:
             val = self.anyval(32)
         out.append(f'writel 0x{AVB + off:x} 0x{val:x}')
 
+    def usb_addr(self):
+        # The pool, RAM, a controller's own registers, another device's,
+        # holes, and junk with the low bits that mean a type or a T-bit
+        return self.pick([USB_POOL + 32 * self.r.randrange(0x100),
+                          USB_POOL + 0x1000 * self.r.randrange(16),
+                          USB_POOL + 32 * self.r.randrange(0x100) | 2,
+                          USB_POOL | 1, EHCI, OHCI, USB2_PHY, SDHI[0], RAM,
+                          0x0, 0xfffff000, self.anyval(32)])
+
+    def usb_access(self, out):
+        base, regs = self.pick([(EHCI, EHCI_REGS), (EHCI, EHCI_REGS),
+                                (OHCI, OHCI_REGS), (OHCI, OHCI_REGS),
+                                (USB2_PHY, USB2_PHY_REGS)])
+        off = self.pick(list(regs))
+        if self.r.random() < 0.2:
+            out.append(f'readl 0x{base + off:x}')
+            return
+        vals = regs[off]
+        val = self.usb_addr() if vals is None else self.pick(vals + [
+            self.anyval(32)])
+        out.append(f'writel 0x{base + off:x} 0x{val & 0xffffffff:x}')
+
+    def usb_desc(self, out):
+        # A word of a QH, qTD, ED, TD or the periodic list or HCCA: links,
+        # tokens and buffer pointers
+        addr = USB_POOL + 4 * self.r.randrange(0x1000)
+        val = self.pick([self.usb_addr(), self.usb_addr() | 2,
+                         0x80008d80, 0x00008c80, 0x80000d00, 0xf0000000,
+                         0x00080000, 1, self.anyval(32)])
+        out.append(f'writel 0x{addr:x} 0x{val & 0xffffffff:x}')
+
     def avb_desc(self, out):
         """A descriptor in the pool: a table entry or a TX slot (8 bytes
         apart) or an RX slot (20 bytes apart), all three overlapping"""
@@ -462,7 +530,8 @@ class Gen:
                    (self.card_init, 1), (self.data_command, 8),
                    (self.ram_write, 3), (self.clock, 10),
                    (self.i2c_access, 6), (self.avb_access, 8),
-                   (self.avb_desc, 4)]
+                   (self.avb_desc, 4), (self.usb_access, 6),
+                   (self.usb_desc, 4)]
         if self.host_events:
             weights.append((self.host_event, 1))
         funcs = [f for f, _ in weights]
@@ -784,7 +853,11 @@ def qemu_args(qemu, imgs, avb_port, timing=False):
             '-device', 'at24c-eeprom,bus=i2c-dvfs,address=0x50,rom-size=256',
             # The EtherAVB receives what it sends
             '-nic', f'socket,udp=127.0.0.1:{avb_port},'
-            f'localaddr=127.0.0.1:{avb_port}']
+            f'localaddr=127.0.0.1:{avb_port}',
+            # On USB 2.0 channel 0: a stick on the EHCI's first port, a
+            # keyboard behind QEMU's hub on the second
+            '-blockdev', 'driver=null-co,node-name=usbstick,size=16777216',
+            '-device', 'usb-storage,drive=usbstick', '-device', 'usb-kbd']
 
 
 # SD_CMD words of block commands (R1, data, read or write; ERASE with R1b);
