@@ -256,27 +256,22 @@ static void fdt_add_usb2(RCarGen3State *s, void *fdt, const RCarGen3Dev *d,
 {
     g_autofree char *node = NULL;
 
-    switch (d->kind) {
-    case RCAR_GEN3_USB2_PHY:
+    if (d->kind == RCAR_GEN3_USB2_PHY) {
         node = fdt_add_dev_node(s, fdt, d, "renesas,rcar-gen3-usb2-phy",
                                 NULL);
         qemu_fdt_setprop_cell(fdt, node, "#phy-cells", 1);
         qemu_fdt_setprop_cell(fdt, node, "phandle", ph->phy);
-        break;
-    case RCAR_GEN3_EHCI:
+    } else {
+        bool ehci = d->kind == RCAR_GEN3_EHCI;
+
         node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
-        qemu_fdt_setprop_cells(fdt, node, "phys", ph->phy, 2);
+        qemu_fdt_setprop_cells(fdt, node, "phys", ph->phy, ehci ? 2 : 1);
         qemu_fdt_setprop_string(fdt, node, "phy-names", "usb");
-        qemu_fdt_setprop_cell(fdt, node, "companion", ph->ohci);
-        break;
-    case RCAR_GEN3_OHCI:
-        node = fdt_add_dev_node(s, fdt, d, NULL, NULL);
-        qemu_fdt_setprop_cells(fdt, node, "phys", ph->phy, 1);
-        qemu_fdt_setprop_string(fdt, node, "phy-names", "usb");
-        qemu_fdt_setprop_cell(fdt, node, "phandle", ph->ohci);
-        break;
-    default:
-        g_assert_not_reached();
+        if (ehci) {
+            qemu_fdt_setprop_cell(fdt, node, "companion", ph->ohci);
+        } else {
+            qemu_fdt_setprop_cell(fdt, node, "phandle", ph->ohci);
+        }
     }
     qemu_fdt_setprop_cells(fdt, node, "clocks", cpg, CPG_MOD, d->mstp);
     qemu_fdt_setprop_cell(fdt, node, "power-domains", cpg);

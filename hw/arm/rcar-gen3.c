@@ -460,14 +460,16 @@ static bool rcar_gen3_realize_usb2(RCarGen3State *s, Error **errp)
     for (int i = RCAR_GEN3_MAX_USB2 - 1; i >= 0; i--) {
         const RCarGen3Dev *d = rcar_gen3_dev(sc, RCAR_GEN3_EHCI, i);
         RCarGen3USB2 *usb = &s->usb2[i];
-        g_autofree char *ehci_name = g_strdup_printf("ehci%d", i);
-        g_autofree char *ohci_name = g_strdup_printf("ohci%d", i);
-        g_autofree char *phy_name = g_strdup_printf("usb2-phy%d", i);
+        g_autofree char *ehci_name = NULL, *ohci_name = NULL;
+        g_autofree char *phy_name = NULL;
         SysBusDevice *ehci, *ohci, *phy;
 
         if (!rcar_gen3_has_usb2(s, i)) {
             continue;           /* an unimplemented window */
         }
+        ehci_name = g_strdup_printf("ehci%d", i);
+        ohci_name = g_strdup_printf("ohci%d", i);
+        phy_name = g_strdup_printf("usb2-phy%d", i);
         object_initialize_child(OBJECT(s), phy_name, &usb->phy,
                                 TYPE_RCAR_USB2_PHY);
         object_initialize_child(OBJECT(s), ehci_name, &usb->ehci,
@@ -675,6 +677,7 @@ static void rcar_gen3_init(Object *obj)
     object_initialize_child(obj, "ipmmu-ds0", &s->ipmmu_ds0, TYPE_RCAR_IPMMU);
     object_initialize_child(obj, "ipmmu-ds1", &s->ipmmu_ds1, TYPE_RCAR_IPMMU);
     object_initialize_child(obj, "avb", &s->avb, TYPE_RCAR_AVB);
+
     s->prr_cut = sc->prr_cut;
     s->cntfrq = sc->cntfrq;
 }
